@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# One entry point for people and CI.
+#   ./go serve [ARGS...]   set up .venv, then `tablesight serve` (no ARGS: the bundled sample session)
+#   ./go test  [PYTEST ARGS...]   set up .venv and Debian's chromium, then the tests (ruff and mypy run inside them)
+#   ./go setup             only set up .venv
+set -euo pipefail
+cd "$(dirname "$0")"
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+
+setup() {
+    local extra="$1"
+    if [ ! -x .venv/bin/python ]; then
+        "$PY" -m venv .venv
+    fi
+    local stamp=".venv/.installed-$extra"
+    if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+        .venv/bin/python -m pip install --quiet --upgrade pip
+        if [ "$extra" = test ]; then
+            .venv/bin/python -m pip install --quiet -e ".[test]"
+        else
+            .venv/bin/python -m pip install --quiet -e .
+        fi
+        touch "$stamp"
+    fi
+}
+
+browser() {
+    # End-to-end tests drive Debian's Chromium; nothing is downloaded by the test tools themselves.
+    if ! command -v chromium >/dev/null 2>&1; then
+        if [ "$(id -u)" = 0 ]; then
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+        else
+            sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+        fi
+    fi
+}
+
+cmd=${1:-serve}
+shift || true
+case "$cmd" in
+    setup) setup run ;;
+    serve) setup run; exec .venv/bin/tablesight serve "$@" ;;
+    test)
+        setup test
+        browser
+        exec .venv/bin/python -m pytest -n 2 "$@"
+        ;;
+    *) echo "usage: ./go serve|test|setup" >&2; exit 2 ;;
+esac

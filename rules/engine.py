@@ -1,0 +1,305 @@
+"""The shape every game shares: measured placements, actions, verdicts, overlays and the game registry.
+
+A game is a `Game` subclass registered by name. Its state is an immutable value; `apply` maps
+(state, measured positions, declared action, injected RNG) to a `Result` holding the new state, the
+verdicts and the overlay shapes. Legality is *reported* as verdicts; only malformed input *raises*,
+from the `RulesInputError` family, with a message that quotes the bad input.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+Inches = float
+"""A length on the table, in inches."""
+UnitId = int
+"""A unit is named by the tag id on its base (10 and up)."""
+Json = Any
+"""A value that `json.dumps` accepts."""
+
+
+class RulesInputError(ValueError):
+    """Malformed input to the rules: a roster, a unit card, a scenario or an action that cannot be read."""
+
+
+class UnknownGame(RulesInputError):
+    """A game name that is not registered."""
+
+
+class ScenarioError(RulesInputError):
+    """A judge scenario that cannot be read; the message names the field and what would fix it."""
+
+
+class RosterError(RulesInputError):
+    """A roster or unit card that cannot be read; the message names the entry and the field."""
+
+
+class ActionError(RulesInputError):
+    """A declared action whose fields are missing or of the wrong kind (not an illegal move: that is a verdict)."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the camera (or a scenario) says a unit is.
+
+    x, y: the base centre on the table, inches (table frame of DESIGN.md).
+    z: height of the base's underside above the table top, inches (0 on the table, 3 on a ruin floor).
+    pm: the ± of the position, inches (0 when given exactly, e.g. by a scenario).
+    yaw_deg: facing, degrees counter-clockwise from +x.
+    """
+
+    unit: UnitId
+    x: Inches
+    y: Inches
+    z: Inches = 0.0
+    pm: Inches = 0.0
+    yaw_deg: float = 0.0
+
+    @property
+    def xy(self) -> tuple[Inches, Inches]:
+        return (self.x, self.y)
+
+    def moved_to(self, x: Inches, y: Inches, z: Inches | None = None) -> Placement:
+        return Placement(self.unit, x, y, self.z if z is None else z, self.pm, self.yaw_deg)
+
+
+Positions = Mapping[UnitId, Placement]
+"""The measured placement of every unit on the table, by unit id."""
+
+
+class Outcome(enum.Enum):
+    """How a verdict came out."""
+
+    LEGAL = "legal"
+    ILLEGAL = "illegal"
+    TOO_CLOSE_TO_CALL = "too close to call"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One ruling: which rule clause, how it came out, a sentence for the player, and the numbers behind it.
+
+    rule: the clause's name, `game.clause` (e.g. "valknut.move.speed").
+    numbers: the measured figures the ruling used (inches, dice, counts), by name.
+    """
+
+    rule: str
+    outcome: Outcome
+    message: str
+    unit: UnitId | None = None
+    numbers: Mapping[str, Json] = field(default_factory=dict)
+
+    @property
+    def legal(self) -> bool:
+        return self.outcome is not Outcome.ILLEGAL
+
+    def to_json(self) -> dict[str, Json]:
+        return {
+            "rule": self.rule,
+            "outcome": self.outcome.value,
+            "message": self.message,
+            "unit": self.unit,
+            "numbers": dict(self.numbers),
+        }
+
+
+class Shape(enum.Enum):
+    """The geometric kind of an overlay; all coordinates are table inches."""
+
+    CIRCLE = "circle"  # points[0] is the centre; radius
+    RING = "ring"  # points[0] is the centre; radius (outer) and inner
+    POLYGON = "polygon"  # points: the outline, not closed
+    POLYLINE = "polyline"  # points: a path
+    SEGMENT = "segment"  # points: two ends
+    LABEL = "label"  # points[0]: where the text goes
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """A shape for the UI to draw, in table inches.
+
+    style: what it means, which picks its colour: "engagement", "range-band", "los-clear", "los-partial",
+    "los-blocked", "drop-zone", "section", "move-allowance", "move-trail", "illegal", "too-close",
+    "hex-highlight", "hex-reachable", "attack-line", "wall", "score", "terrain-blocking".
+    """
+
+    shape: Shape
+    points: tuple[tuple[Inches, Inches], ...]
+    style: str
+    radius: Inches = 0.0
+    inner: Inches = 0.0
+    label: str = ""
+    unit: UnitId | None = None
+    owner: str | None = None
+
+    def to_json(self) -> dict[str, Json]:
+        return {
+            "shape": self.shape.value,
+            "points": [list(p) for p in self.points],
+            "style": self.style,
+            "radius": self.radius,
+            "inner": self.inner,
+            "label": self.label,
+            "unit": self.unit,
+            "owner": self.owner,
+        }
+
+
+@dataclass(frozen=True)
+class Action:
+    """A declared action or a question: its kind (the game's own word), who acts, and its parameters.
+
+    params hold JSON-like values in the game's documented form, e.g. {"to": [x, y]} for a move or
+    {"target": 14} for an attack.
+    """
+
+    kind: str
+    unit: UnitId | None = None
+    params: Mapping[str, Json] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Json]:
+        return {"kind": self.kind, "unit": self.unit, "params": dict(self.params)}
+
+    @staticmethod
+    def from_json(obj: Mapping[str, Json]) -> Action:
+        if not isinstance(obj, Mapping) or not isinstance(obj.get("kind"), str):
+            raise ActionError(f'An action needs a "kind" string; got {obj!r}.')
+        unit = obj.get("unit")
+        if unit is not None and not isinstance(unit, int):
+            raise ActionError(f'An action\'s "unit" must be a tag id (a whole number); got {unit!r}.')
+        params = obj.get("params", {})
+        if not isinstance(params, Mapping):
+            raise ActionError(f'An action\'s "params" must be an object; got {params!r}.')
+        return Action(obj["kind"], unit, dict(params))
+
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class Result:
+    """What applying an action gives: the new state, the positions as the rules now see them, verdicts, overlays.
+
+    positions: after a legal move the mover stands at its destination; after an illegal one, where it was.
+    """
+
+    state: Any
+    positions: Positions
+    verdicts: tuple[Verdict, ...] = ()
+    overlays: tuple[Overlay, ...] = ()
+
+    @property
+    def legal(self) -> bool:
+        return all(v.legal for v in self.verdicts)
+
+
+class Game(ABC):
+    """A game's static facts and its rules. Subclasses register themselves with `@register`.
+
+    name: the registry key (lower case, e.g. "valknut"); title: as the rule book spells it;
+    board: "inches" for an open table, "hex" for a hex board.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    board: ClassVar[str]
+
+    @abstractmethod
+    def new_state(self, setup: Mapping[str, Json]) -> Any:
+        """The state at the start of a game from a setup object (roster, board, options); raises RulesInputError."""
+
+    @abstractmethod
+    def apply(self, state: Any, positions: Positions, action: Action, rng: random.Random) -> Result:
+        """Rule on one declared action against the measured positions; never mutates `state`."""
+
+    @abstractmethod
+    def legal_actions(self, state: Any, positions: Positions) -> list[Action]:
+        """Every action that is legal now (continuous moves sampled to a finite, representative set)."""
+
+    @abstractmethod
+    def overlays(self, state: Any, positions: Positions, selected: UnitId | None = None) -> tuple[Overlay, ...]:
+        """The shapes that show the current state, and the selected unit's rings and bands."""
+
+    @abstractmethod
+    def dump_state(self, state: Any) -> dict[str, Json]:
+        """The state as JSON; `load_state(dump_state(s)) == s`."""
+
+    @abstractmethod
+    def load_state(self, obj: Mapping[str, Json]) -> Any:
+        """A state from `dump_state` output; raises RulesInputError on malformed input."""
+
+    @abstractmethod
+    def judge(self, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
+        """Answer one scenario (see docs/scenarios.md): {"game", "question", "verdicts", "numbers", ...}."""
+
+    @abstractmethod
+    def example(self, rng: random.Random) -> tuple[Any, Positions]:
+        """A small legal starting position (state and positions), for conformance tests and the UI."""
+
+    def is_over(self, state: Any) -> bool:
+        """Whether the game has ended."""
+        return False
+
+
+_REGISTRY: dict[str, type[Game]] = {}
+G = TypeVar("G", bound=type[Game])
+
+
+def register(cls: G) -> G:
+    """Class decorator: make a game findable by `cls.name`."""
+    key = cls.name.lower()
+    if key in _REGISTRY and _REGISTRY[key] is not cls:
+        raise ValueError(f"Two games are registered as {key!r}.")
+    _REGISTRY[key] = cls
+    return cls
+
+
+def _load_builtin_games() -> None:
+    # Importing a game module registers it. Kept as a list so the registry never depends on import order.
+    import importlib
+
+    for module in ("valknut", "valyr", "magni", "hex_skirmish", "vigtavl"):
+        try:
+            importlib.import_module(f"rules.{module}")
+        except ModuleNotFoundError as err:  # a game not written yet is simply absent
+            if err.name != f"rules.{module}":
+                raise
+
+
+def game_names() -> list[str]:
+    """The registered games' names, sorted."""
+    _load_builtin_games()
+    return sorted(_REGISTRY)
+
+
+def find_game(name: str) -> Game:
+    """The game registered as `name` (case-insensitive); raises UnknownGame naming the choices."""
+    _load_builtin_games()
+    key = (name or "").strip().lower()
+    if key not in _REGISTRY:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise UnknownGame(f"There is no game called {name!r}; choose one of: {known}.")
+    return _REGISTRY[key]()
+
+
+def require(obj: Mapping[str, Json], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    """obj[key] checked to be of `kind`; raises ScenarioError naming `where` and the key otherwise."""
+    if not isinstance(obj, Mapping):
+        raise ScenarioError(f"{where} must be a JSON object; got {obj!r}.")
+    if key not in obj:
+        raise ScenarioError(f'{where} is missing "{key}".')
+    value = obj[key]
+    if isinstance(value, bool) and kind in (int, float, (int, float)):
+        raise ScenarioError(f'{where}: "{key}" must be a number; got {value!r}.')
+    if not isinstance(value, kind):
+        raise ScenarioError(f'{where}: "{key}" has the wrong kind of value ({value!r}).')
+    return value
+
+
+Checker = Callable[[Any, Positions, Action], tuple[Verdict, ...]]

@@ -1,0 +1,1 @@
+"""Frame sources and recorders, tag detection, tracking and move events, and the synthetic scene renderer."""

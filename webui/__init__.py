@@ -1,0 +1,1 @@
+"""The application: the `tablesight` command line, session wiring, the SQLite store and the web server."""

@@ -1,0 +1,66 @@
+"""`tablesight`: the command line. Each sub-command lives in `webui/commands/<name>.py`.
+
+Exit status: 0 done, 2 bad input (one plain sentence on stderr, no traceback), 1 a fault of ours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from calibration.errors import InputError
+from rules.engine import RulesInputError
+from webui.commands import COMMANDS
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one sentence and exit status 2 like every other bad input."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"tablesight {self.prog.split()[-1]}: {message}; see --help.\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tablesight", description="Calibrated inches and rules verdicts from a webcam.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"webui.commands.{name.replace('-', '_')}")
+        except ModuleNotFoundError as err:
+            if err.name == f"webui.commands.{name.replace('-', '_')}":
+                continue  # a command not built yet is not offered
+            raise
+        doc = (module.__doc__ or "").strip().splitlines()
+        p = sub.add_parser(name, help=doc[0] if doc else None, description=module.__doc__)
+        module.configure(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        status = int(args._run(args) or 0)
+    except (InputError, RulesInputError) as err:
+        sys.stderr.write(f"{err}\n")
+        status = 2
+    except KeyboardInterrupt:
+        status = 130
+    sys.stdout.flush()
+    return status
+
+
+def entry() -> None:
+    """Console-script entry: run, flush, and leave without interpreter teardown of native detectors."""
+    raise SystemExit(main())
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,13 @@
+"""One module per `tablesight` sub-command; each has `configure(parser)` and `run(args) -> exit status`."""
+
+COMMANDS = (
+    "serve",
+    "calibrate",
+    "calibrate-camera",
+    "detect",
+    "replay",
+    "judge",
+    "tags",
+    "mat",
+    "bench",
+)
