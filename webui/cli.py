@@ -23,16 +23,19 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_module(name: str):  # type: ignore[no-untyped-def]
+    return importlib.import_module(f"webui.commands.{name.replace('-', '_')}")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, just that sub-command's module is imported (the others stay unloaded)."""
     parser = _Parser(prog="tablesight", description="Calibrated inches and rules verdicts from a webcam.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"webui.commands.{name.replace('-', '_')}")
-        except ModuleNotFoundError as err:
-            if err.name == f"webui.commands.{name.replace('-', '_')}":
-                continue  # a command not built yet is not offered
-            raise
+        if only is not None and name != only:
+            sub.add_parser(name)
+            continue
+        module = _command_module(name)
         doc = (module.__doc__ or "").strip().splitlines()
         p = sub.add_parser(name, help=doc[0] if doc else None, description=module.__doc__)
         module.configure(p)
@@ -41,7 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(chosen if chosen in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

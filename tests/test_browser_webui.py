@@ -1,0 +1,168 @@
+"""End to end in a real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright): the pages draw
+the measurements of a rendered recorded session, selection and questions work, replay seeks, and the
+calibration wizard reports its residual. Screenshots go to /tmp/tablesight-browser-*.png."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.webui_server import running_server, session_settings, use_fake_pipeline_if_needed
+from tests.webui_session import make_session
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--no-first-run", "--disable-sync"]
+SHOTS = Path("/tmp")
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"),
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    root = tmp_path_factory.mktemp("browser-sessions")
+    make_session(root / "table1")
+    mp = pytest.MonkeyPatch()
+    use_fake_pipeline_if_needed(mp)
+    settings = session_settings(root / "table1", root, tmp_path_factory.mktemp("setup"))
+    settings = settings.model_copy(update={"source_kind": "sample", "loop_sample": True})
+    try:
+        with running_server(settings) as (url, app):
+            assert app.state.runtime.live.wait_for_frame(20)
+            yield url, app
+    finally:
+        mp.undo()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    pg = browser.new_page(viewport={"width": 1500, "height": 950})
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    pg.close()
+    assert not errors, errors
+
+
+def _wait_drawn(page: Any) -> None:
+    page.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+
+
+def _unit_centre_css(page: Any, canvas: str, tag: int) -> tuple[float, float]:
+    """Where unit `tag` is drawn on a canvas, in page CSS pixels."""
+    return tuple(page.evaluate(
+        """([canvas, tag]) => {
+            const c = document.getElementById(canvas), r = c.getBoundingClientRect(), msg = window.tablesight.msg;
+            const s = msg.image_shapes.find((s) => s.s === "base" && s.u === tag);
+            const cx = s.p.reduce((a, p) => a + p[0], 0) / s.p.length, cy = s.p.reduce((a, p) => a + p[1], 0) / s.p.length;
+            return [r.left + cx * r.width / c.width, r.top + cy * r.height / c.height];
+        }""",
+        [canvas, tag],
+    ))
+
+
+def test_live_page_draws_overlays_on_camera_and_board(server: tuple[str, Any], page: Any) -> None:
+    url, _app = server
+    page.goto(url + "/")
+    _wait_drawn(page)
+    msg = page.evaluate("window.tablesight.msg")
+    shapes = int(page.get_attribute("#camera", "data-shapes"))
+    assert shapes == len(msg["image_shapes"]) >= 16  # 8 tags + 4 bases + 4 engagement rings
+    assert int(page.get_attribute("#board", "data-shapes")) >= 4 + 1  # bases + the wall
+    # the pixel at unit 21's base edge carries its owner's colour (blue #2e86de), drawn by the browser
+    pixel = page.evaluate(
+        """() => {
+            const c = document.getElementById('camera'), msg = window.tablesight.msg;
+            const s = msg.image_shapes.find((s) => s.s === 'base' && s.u === 21);
+            const [x, y] = s.p[0];
+            return Array.from(c.getContext('2d').getImageData(Math.round(x), Math.round(y), 1, 1).data);
+        }"""
+    )
+    r, g, b, _a = pixel
+    assert b > r + 40 and b > g, pixel  # blue-dominated, unlike the green table under it
+    assert page.text_content("#fps") not in ("", "–")
+    page.screenshot(path=str(SHOTS / "tablesight-browser-live.png"))
+
+
+def test_selecting_a_unit_shows_its_rings_and_a_target_gives_range(server: tuple[str, Any], page: Any) -> None:
+    url, _app = server
+    page.goto(url + "/")
+    _wait_drawn(page)
+    before = page.evaluate("window.tablesight.msg.image_shapes.filter((s) => s.u === 13).length")
+    x, y = _unit_centre_css(page, "camera", 13)
+    page.mouse.click(x, y)
+    page.wait_for_function("window.tablesight.msg && window.tablesight.msg.selected === 13", timeout=10000)
+    page.wait_for_function(
+        f"window.tablesight.msg.image_shapes.filter((s) => s.u === 13).length > {before}", timeout=10000
+    )
+    assert "Selected" in page.text_content("#selected-text")
+    x, y = _unit_centre_css(page, "camera", 21)
+    page.mouse.click(x, y)
+    page.wait_for_selector("#answer-table", timeout=10000)
+    text = page.text_content("#answer-table")
+    expected = math.dist((6.0, 15.0), (22.0, 12.0)) - 32 / 25.4
+    assert f'{expected:.1f}' in text or f'{expected:.2f}'[:-1] in text, text
+    assert "blocked" in text or "partial" in text
+    page.screenshot(path=str(SHOTS / "tablesight-browser-select.png"))
+
+
+def test_replay_page_seeks(server: tuple[str, Any], page: Any) -> None:
+    url, _app = server
+    page.goto(url + "/replay")
+    page.click("text=table1")
+    _wait_drawn(page)
+    page.wait_for_function("document.getElementById('seek').max === '23'", timeout=10000)
+    page.evaluate(
+        "() => { const s = document.getElementById('seek'); s.value = '17'; s.dispatchEvent(new Event('change')); }"
+    )
+    page.wait_for_function("document.getElementById('camera').dataset.frame === '17'", timeout=15000)
+    page.wait_for_function("Number(document.getElementById('marks').dataset.marks) > 0", timeout=30000)
+    units = {u["tag"]: u for u in page.evaluate("window.tablesight.msg.units")}
+    assert math.dist((units[12]["x"], units[12]["y"]), (14.0, 9.0)) < 0.05
+    page.screenshot(path=str(SHOTS / "tablesight-browser-replay.png"))
+
+
+def test_calibration_wizard_reports_residual(server: tuple[str, Any], page: Any) -> None:
+    url, _app = server
+    page.goto(url + "/calibrate")
+    page.fill("#board", "30x22")
+    page.click("#capture")
+    page.wait_for_selector("#residual-in", timeout=20000)
+    residual = float(page.text_content("#residual-in").strip('"'))
+    assert 0 <= residual < 0.02
+    assert page.get_attribute("#shot", "data-anchors") == "4"
+    assert page.locator(".chip.missing").count() == 0
+    page.screenshot(path=str(SHOTS / "tablesight-browser-calibrate.png"))
+
+
+def test_terrain_editor_draws_and_saves_a_piece(server: tuple[str, Any], page: Any) -> None:
+    url, app = server
+    page.goto(url + "/terrain")
+    page.wait_for_function("document.getElementById('tboard').dataset.pieces === '1'", timeout=10000)
+    page.click("#tool-draw")
+    box = page.locator("#tboard").bounding_box()
+    for fx, fy in ((0.2, 0.3), (0.3, 0.3), (0.3, 0.45)):
+        page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+    page.keyboard.press("Enter")
+    assert page.get_attribute("#tboard", "data-pieces") == "2"
+    page.click("#save")
+    page.wait_for_function("document.getElementById('terrain-msg').textContent.startsWith('Saved 2')", timeout=10000)
+    assert len(app.state.runtime.setup.terrain) == 2
+    page.screenshot(path=str(SHOTS / "tablesight-browser-terrain.png"))

@@ -1,0 +1,161 @@
+"""Recorder: the session directory it writes, its refusals, and what survives a SIGKILL mid-session."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.errors import FrameError
+from vision.recorder import Recorder
+from vision.session_dir import SessionError, open_session, read_index
+from vision.sources import Frame, SessionSource, read_frame_file
+
+ROOT = Path(__file__).resolve().parent.parent
+W, H = 160, 120
+
+
+def frame_image(i: int) -> np.ndarray:
+    img = np.full((H, W, 3), (7 * i) % 220 + 10, np.uint8)
+    img[5:15, 5:15] = (0, 0, 255)
+    return img
+
+
+def level(img: np.ndarray) -> int:
+    return int(round(float(np.median(img[40:, :, 1]))))
+
+
+def test_recorder_writes_frames_index_manifest_and_attachments(tmp_path: Path) -> None:
+    cal = tmp_path / "cal.json"
+    cal.write_text(json.dumps({"format": "tablesight-calibration", "version": 1, "board_in": [30, 22]}))
+    roster = {"units": [{"tag": 12, "name": "Ranger"}]}
+    session = tmp_path / "session"
+    with Recorder(session, source="camera 0", calibration=cal, roster=roster, extra={"game": "skirmish"}) as rec:
+        for i in range(5):
+            entry = rec.add(Frame(index=100 + i, t=0.5 + i / 30, image=frame_image(i)))
+            assert entry.index == i and entry.file == f"frame_{i:06d}.jpg" and entry.source_index == 100 + i
+        manifest_live = json.loads((session / "manifest.json").read_text())
+        assert manifest_live["closed"] is False and manifest_live["image_size"] == [W, H]
+        assert rec.frames_written == 5
+    manifest = json.loads((session / "manifest.json").read_text())
+    assert manifest["format"] == "tablesight-session" and manifest["version"] == 1
+    assert manifest["closed"] is True and manifest["frames"] == 5 and manifest["source"] == "camera 0"
+    assert manifest["game"] == "skirmish"
+    assert set(manifest["attachments"]) == {"calibration.json", "roster.json"}
+    assert (session / "calibration.json").read_text() == cal.read_text()
+    assert json.loads((session / "roster.json").read_text()) == roster
+    assert not (session / "terrain.json").exists()
+    lines = (session / "frames.jsonl").read_text().splitlines()
+    assert [json.loads(line)["index"] for line in lines] == [0, 1, 2, 3, 4]
+    rs = open_session(session)
+    assert rs.calibration_path == session / "calibration.json" and rs.terrain_path is None
+    assert [e.t for e in rs.entries] == pytest.approx([0.5 + i / 30 for i in range(5)])
+    assert [level(read_frame_file(session / e.file)) for e in rs.entries] == [level(frame_image(i)) for i in range(5)]
+    assert not list(session.glob("*.tmp"))
+
+
+def test_recorder_refuses_a_directory_that_holds_something(tmp_path: Path) -> None:
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "frame_000000.jpg").write_bytes(b"x")
+    with pytest.raises(SessionError, match="is not empty; record into a new or empty directory"):
+        Recorder(tmp_path / "old")
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(SessionError, match="is a file; record into a new directory"):
+        Recorder(tmp_path / "afile")
+
+
+@pytest.mark.parametrize(("kind", "match"), [
+    ("missing", r"nope\.json \(to record as terrain\.json\) does not exist"),
+    ("bad_json", r"bad\.json \(to record as terrain\.json\) is not valid JSON"),
+])
+def test_recorder_attachment_problems_are_one_sentence(tmp_path: Path, kind: str, match: str) -> None:
+    path = tmp_path / ("nope.json" if kind == "missing" else "bad.json")
+    if kind == "bad_json":
+        path.write_text("{oops")
+    with pytest.raises(SessionError, match=match):
+        Recorder(tmp_path / "s", terrain=path)
+
+
+def test_recorder_rejects_a_size_change_time_going_back_and_non_images(tmp_path: Path) -> None:
+    with Recorder(tmp_path / "s") as rec:
+        rec.write(frame_image(0), 1.0)
+        with pytest.raises(FrameError, match="is 320x240 px but this session records 160x120"):
+            rec.write(np.zeros((240, 320, 3), np.uint8), 1.1)
+        with pytest.raises(FrameError, match="comes before the previous frame"):
+            rec.write(frame_image(1), 0.5)
+        with pytest.raises(FrameError, match="must be a non-empty 8-bit image"):
+            rec.write(np.zeros((H, W, 3), np.float32), 2.0)
+        rec.write(frame_image(1), 1.2)
+    assert [e.index for e in read_index(tmp_path / "s")] == [0, 1]  # nothing recorded before was lost
+    with pytest.raises(SessionError, match="is closed"):
+        rec.write(frame_image(2), 2.0)
+
+
+def test_torn_last_index_line_is_the_lost_frame_and_is_ignored(tmp_path: Path) -> None:
+    with Recorder(tmp_path / "s") as rec:
+        for i in range(3):
+            rec.write(frame_image(i), i * 0.1)
+    with open(tmp_path / "s" / "frames.jsonl", "ab") as fh:
+        fh.write(b'{"index": 3, "t": 0.3, "fi')
+    assert [f.index for f in SessionSource(tmp_path / "s")] == [0, 1, 2]
+
+
+CHILD = r"""
+import sys, time
+import numpy as np
+sys.path.insert(0, sys.argv[2])
+from vision.recorder import Recorder
+W, H = 640, 480
+rng = np.random.default_rng(0)
+noise = rng.integers(0, 60, (H, W, 3), dtype=np.uint8)
+rec = Recorder(sys.argv[1], source="kill test", roster={"units": []})
+i = 0
+t0 = time.monotonic()
+while True:
+    img = noise.copy()
+    img[240:] = (7 * i) % 220 + 10
+    rec.write(img, time.monotonic() - t0)
+    i += 1
+"""
+
+
+@pytest.mark.parametrize("wait_frames", [8, 23, 41])
+def test_sigkill_mid_session_loses_at_most_the_frame_being_written(tmp_path: Path, wait_frames: int) -> None:
+    session = tmp_path / "s"
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(session), str(ROOT)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    index = session / "frames.jsonl"
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            if index.exists() and index.read_bytes().count(b"\n") >= wait_frames:
+                break
+            assert child.poll() is None, child.stderr.read().decode() if child.stderr else ""
+            time.sleep(0.01)
+        else:
+            pytest.fail("the recorder did not write frames in time")
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    assert child.returncode == -signal.SIGKILL
+
+    rs = open_session(session)
+    assert rs.manifest.closed is False and rs.manifest.image_size == (640, 480)
+    n = len(rs.entries)
+    assert n >= wait_frames
+    assert [e.index for e in rs.entries] == list(range(n))  # no gaps
+    frames = list(SessionSource(session))  # every indexed frame readable, strict mode
+    assert len(frames) == n
+    for i, f in enumerate(frames):
+        assert level(f.image[240:]) == pytest.approx((7 * i) % 220 + 10, abs=2)
+    on_disk = sorted(p.name for p in session.glob("frame_*.jpg"))
+    assert len(on_disk) - n <= 1  # at most the frame being written is complete but not yet indexed
+    assert len(list(session.glob("*.tmp"))) <= 1  # at most the frame being written is half-written
+    assert json.loads((session / "roster.json").read_text()) == {"units": []}

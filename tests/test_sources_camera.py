@@ -1,0 +1,106 @@
+"""CameraSource with a real cv2.VideoCapture: reconnect with bounded backoff, `CameraLost`, never a hang.
+
+The "camera" is a URL-style source OpenCV's FFmpeg backend opens: a real video file. Stopping it is done to
+the file for real: truncated under the reader, or deleted (reads then fail at the end and reopening fails).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.errors import FrameError
+from vision.sources import Backoff, CameraLost, CameraSource, open_source
+
+W, H = 160, 120
+SHORT = Backoff(first_s=0.05, factor=2.0, total_s=0.4)
+
+
+def write_video(path: Path, n: int) -> Path:
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 30.0, (W, H))
+    rng = np.random.default_rng(1)
+    for i in range(n):
+        img = np.full((H, W, 3), (3 * i) % 250, np.uint8)
+        img[:60] = rng.integers(0, 255, (60, W, 3), dtype=np.uint8)  # big frames: the file has real length
+        writer.write(img)
+    writer.release()
+    return path
+
+
+def test_backoff_doubles_and_is_bounded() -> None:
+    delays = list(Backoff().delays())
+    assert delays[:5] == pytest.approx([0.1, 0.2, 0.4, 0.8, 1.6])
+    assert sum(delays) == pytest.approx(5.0)
+    assert list(Backoff(first_s=0.5, total_s=0.0).delays()) == []
+    with pytest.raises(ValueError):
+        Backoff(first_s=0.0)
+
+
+def test_camera_frames_have_increasing_index_and_clock_time(tmp_path: Path) -> None:
+    video = write_video(tmp_path / "cam.avi", 10)
+    with CameraSource(str(video), backoff=SHORT) as cam:
+        assert cam.size == (W, H)
+        it = iter(cam)
+        frames = [next(it) for _ in range(8)]
+    assert [f.index for f in frames] == list(range(8))
+    ts = [f.t for f in frames]
+    assert ts == sorted(ts) and ts[0] >= 0.0 and ts[-1] < 5.0
+
+
+def test_camera_that_stops_then_comes_back_is_reconnected(tmp_path: Path) -> None:
+    """At the end of the file reads fail; reopening succeeds, so the frames go on (reconnects counted)."""
+    video = write_video(tmp_path / "cam.avi", 10)
+    with CameraSource(str(video), backoff=SHORT) as cam:
+        it = iter(cam)
+        frames = [next(it) for _ in range(25)]
+        assert cam.reconnects == 2
+    assert [f.index for f in frames] == list(range(25))
+
+
+def test_camera_whose_stream_is_cut_short_raises_camera_lost_within_the_backoff(tmp_path: Path) -> None:
+    video = write_video(tmp_path / "cam.avi", 40)
+    cam = CameraSource(str(video), backoff=SHORT)
+    it = iter(cam)
+    got = [next(it) for _ in range(3)]
+    with open(video, "r+b") as fh:  # the stream dies under the reader
+        fh.truncate(4096)
+    started = time.monotonic()
+    with pytest.raises(CameraLost) as err:
+        for f in it:
+            got.append(f)
+            started = time.monotonic()
+    waited = time.monotonic() - started
+    cam.close()
+    assert len(got) < 40
+    assert waited < SHORT.total_s + 2.0  # bounded: the backoff plus the time to fail each reopen
+    assert waited >= SHORT.total_s - 1e-3
+    message = str(err.value)
+    assert f"camera {video}" in message and "stopped delivering frames" in message
+    assert "reconnect attempts over 0.4 s" in message
+    assert isinstance(err.value, FrameError)
+
+
+def test_camera_whose_source_disappears_raises_camera_lost(tmp_path: Path) -> None:
+    video = write_video(tmp_path / "cam.avi", 6)
+    cam = CameraSource(str(video), backoff=SHORT)
+    it = iter(cam)
+    next(it)
+    os.unlink(video)  # reads go on to the end of what is open, then reopening fails
+    started = time.monotonic()
+    with pytest.raises(CameraLost, match="did not come back after 4 reconnect attempts"):
+        for _ in it:
+            pass
+    assert time.monotonic() - started < SHORT.total_s + 2.0
+    cam.close()
+
+
+def test_camera_that_cannot_be_opened_is_one_sentence(tmp_path: Path) -> None:
+    with pytest.raises(FrameError, match=r"camera 9 cannot be opened; check that it is plugged in"):
+        CameraSource(9, backoff=SHORT)
+    with pytest.raises(FrameError, match="cannot be opened"):
+        open_source("rtsp://127.0.0.1:9/no-camera-here")  # a URL: connection refused at once

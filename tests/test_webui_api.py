@@ -1,0 +1,283 @@
+"""The web server's HTTP and WebSocket API, with FastAPI's TestClient, on a rendered recorded session."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.webui_server import session_settings, use_fake_pipeline_if_needed
+from tests.webui_session import END_12, START_12, make_session
+from webui.server import create_app
+from webui.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def sessions_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("sessions")
+    make_session(root / "table1")
+    (root.parent / "secret").mkdir(exist_ok=True)
+    (root.parent / "secret" / "manifest.json").write_text("{}")
+    os.symlink(root.parent / "secret", root / "escape")
+    return root
+
+
+@pytest.fixture
+def client(sessions_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    use_fake_pipeline_if_needed(monkeypatch)
+    settings = session_settings(sessions_root / "table1", sessions_root, tmp_path / "setup")
+    app = create_app(settings)
+    with TestClient(app) as c:
+        assert app.state.runtime.live.wait_for_frame(20)
+        yield c
+
+
+def _frame_message(ws: object) -> dict[str, object]:
+    while True:
+        msg = json.loads(ws.receive_text())  # type: ignore[attr-defined]
+        if msg["type"] == "frame":
+            jpeg = ws.receive_bytes()  # type: ignore[attr-defined]
+            assert jpeg[:2] == b"\xff\xd8"
+            return msg  # type: ignore[no-any-return]
+
+
+def test_pages_render(client: TestClient) -> None:
+    for path in ("/", "/calibrate", "/terrain", "/roster", "/replay", "/replay/table1"):
+        r = client.get(path)
+        assert r.status_code == 200, path
+        assert "Tablesight" in r.text
+
+
+def test_websocket_sends_frame_json_then_jpeg_with_units_at_true_positions(client: TestClient) -> None:
+    with client.websocket_connect("/ws/live") as ws:
+        msg = _frame_message(ws)
+    units = {u["tag"]: u for u in msg["units"]}  # type: ignore[attr-defined]
+    assert set(units) == {12, 13, 21, 22}
+    x, y = (units[12]["x"], units[12]["y"])
+    truth = START_12 if msg["frame_index"] < 8 else END_12  # type: ignore[operator]
+    assert math.dist((x, y), truth) < 0.05
+    kinds = [s["k"] for s in msg["image_shapes"]]  # type: ignore[attr-defined]
+    assert kinds.count("tag") == 8  # 4 anchors + 4 bases
+    shapes: list[dict[str, object]] = msg["image_shapes"]  # type: ignore[assignment]
+    assert sum(1 for s in shapes if s["s"] == "base") == 4
+    assert msg["board"] == {"w": 30.0, "d": 22.0}
+
+
+def test_two_watchers_share_frames(client: TestClient) -> None:
+    with client.websocket_connect("/ws/live") as a, client.websocket_connect("/ws/live") as b:
+        ma, mb = _frame_message(a), _frame_message(b)
+        assert ma["type"] == mb["type"] == "frame"
+        assert client.get("/api/live/status").json()["watchers"] == 2
+
+
+def test_mjpeg_stream_sends_jpeg_parts(client: TestClient) -> None:
+    with client.stream("GET", "/api/live/stream.mjpg") as r:
+        assert r.headers["content-type"].startswith("multipart/x-mixed-replace")
+        chunk = next(r.iter_bytes())
+        assert b"Content-Type: image/jpeg" in chunk
+
+
+def test_ask_gives_range_and_line_of_sight_through_the_wall(client: TestClient) -> None:
+    time.sleep(0.2)
+    r = client.post("/api/live/ask", json={"unit": 13, "target": 21})
+    assert r.status_code == 200, r.text
+    a = r.json()
+    radius = 32 / 25.4 / 2
+    expected = math.dist((6.0, 15.0), (22.0, 12.0)) - 2 * radius
+    assert abs(a["range_in"] - expected) < 0.05
+    assert a["los"] in ("blocked", "partial") and a["blockers"] == ["wall"]
+    r = client.post("/api/live/ask", json={"unit": 22, "target": 21})
+    assert r.json()["los"] == "clear"
+
+
+def test_ask_about_a_unit_not_on_the_table_is_400(client: TestClient) -> None:
+    r = client.post("/api/live/ask", json={"unit": 12, "target": 99})
+    assert r.status_code == 400
+    assert "99" in r.json()["detail"]
+
+
+def test_select_and_status(client: TestClient) -> None:
+    assert client.post("/api/live/select", json={"unit": 12}).json() == {"selected": 12}
+    st = client.get("/api/live/status").json()
+    assert st["frames"] == 24 and st["status"] in ("ok", "paused", "ended")
+
+
+def test_unknown_game_is_400_naming_the_choices(client: TestClient) -> None:
+    r = client.post("/api/live/game", json={"game": "chess"})
+    assert r.status_code == 400
+    assert "chess" in r.json()["detail"] and "choose one of" in r.json()["detail"]
+
+
+def test_terrain_round_trip_and_bad_terrain(client: TestClient, tmp_path: Path) -> None:
+    piece = {"name": "ruin", "kind": ["obscuring"], "polygon": [[1, 1], [4, 1], [4, 3]], "height_in": 2}
+    r = client.put("/api/terrain", json={"pieces": [piece]})
+    assert r.status_code == 200 and r.json()["pieces"] == 1
+    assert client.get("/api/terrain").json()["pieces"][0]["name"] == "ruin"
+    assert json.loads((tmp_path / "setup" / "terrain.json").read_text())["pieces"][0]["name"] == "ruin"
+    bad = client.put("/api/terrain", content=b"{not json", headers={"content-type": "application/json"})
+    assert bad.status_code == 400 and "not valid JSON" in bad.json()["detail"]
+    crossing = {"name": "x", "kind": ["blocking"], "polygon": [[0, 0], [4, 4], [4, 0], [0, 3]], "height_in": 1}
+    r = client.put("/api/terrain", json={"pieces": [crossing]})
+    assert r.status_code == 400 and "crosses itself" in r.json()["detail"]
+
+
+def test_roster_errors_are_one_sentence(client: TestClient) -> None:
+    r = client.put("/api/roster", json={"game": "valyr", "units": [{"tag": 3, "profile": "x", "owner": "red"}]})
+    assert r.status_code == 400 and "anchor" in r.json()["detail"]
+    r = client.post("/api/roster/check", content=b"[1,", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["detail"].endswith(".")
+    r = client.put("/api/roster", json={"game": "chess", "units": [{"tag": 12, "profile": "x", "owner": "red"}]})
+    assert r.status_code == 400 and "chess" in r.json()["detail"]
+
+
+def test_bad_body_is_422_in_one_sentence(client: TestClient) -> None:
+    r = client.post("/api/live/select", json={"unit": "twelve"})
+    assert r.status_code == 422
+    assert r.json()["detail"].startswith("unit:")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/replay/..",
+        "/api/replay/..%2F..%2Fetc",
+        "/api/replay/%2E%2E",
+        "/api/replay/escape",
+        "/api/replay/%2Fetc%2Fpasswd",
+        "/replay/..%252F..%252Fetc",
+        "/api/replay/.hidden",
+    ],
+)
+def test_no_path_outside_the_sessions_folder(client: TestClient, path: str) -> None:
+    r = client.get(path)
+    assert r.status_code in (400, 404), (path, r.status_code)
+    assert "secret" not in r.text and "manifest" not in r.text
+
+
+def test_symlink_leading_out_is_not_listed(client: TestClient) -> None:
+    names = [s["name"] for s in client.get("/api/sessions").json()["sessions"]]
+    assert names == ["table1"]
+
+
+def test_replay_seek_and_timeline(client: TestClient) -> None:
+    info = client.get("/api/replay/table1").json()
+    assert info["frames"] == 24
+    r = client.post("/api/replay/table1/control", json={"action": "seek", "frame": 15})
+    assert r.status_code == 200
+    with client.websocket_connect("/ws/replay/table1") as ws:
+        for _ in range(20):
+            msg = _frame_message(ws)
+            if msg["frame_index"] == 15:
+                break
+        assert msg["frame_index"] == 15
+        units = {u["tag"]: u for u in msg["units"]}  # type: ignore[attr-defined]
+        assert math.dist((units[12]["x"], units[12]["y"]), END_12) < 0.05
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        tl = client.get("/api/replay/table1").json()["timeline"]
+        if tl["complete"]:
+            break
+        time.sleep(0.3)
+    assert tl["complete"] and tl["scanned"] == 24
+    moves = [e for e in tl["events"] if e["type"] == "move" and e["tag"] == 12]
+    assert moves and abs(moves[0]["length_in"] - math.dist(START_12, END_12)) < 0.1
+
+
+def test_replay_bad_controls(client: TestClient) -> None:
+    assert client.post("/api/replay/table1/control", json={"action": "seek", "frame": 999}).status_code == 400
+    assert client.post("/api/replay/table1/control", json={"action": "dance"}).status_code == 422
+    assert client.post("/api/replay/table1/control", json={"action": "speed", "speed": 100}).status_code == 422
+
+
+def test_calibration_from_live_frame_reports_residual(client: TestClient) -> None:
+    r = client.post("/api/calibration/table", data={"board": "30x22"})
+    assert r.status_code == 200, r.text
+    a = r.json()
+    assert a["ok"] and a["anchors_found"] == [0, 1, 2, 3] and a["anchors_missing"] == []
+    assert a["residual_in"] < 0.02
+
+
+def test_calibration_upload_missing_anchors_and_not_an_image(client: TestClient, sessions_root: Path) -> None:
+    import cv2
+
+    img = cv2.imread(str(sessions_root / "table1" / "frame_000000.jpg"))
+    assert img is not None
+    img[:, :200] = 128  # hide anchors 0 and 3
+    ok, buf = cv2.imencode(".jpg", img)
+    r = client.post("/api/calibration/table", data={"board": "30x22"}, files={"image": ("t.jpg", buf.tobytes(), "image/jpeg")})
+    a = r.json()
+    assert r.status_code == 200 and not a["ok"] and a["anchors_missing"] == [0, 3]
+    assert "Anchors 0 and 3 were not found" in a["message"]
+    r = client.post("/api/calibration/table", data={"board": "30x22"}, files={"image": ("t.jpg", b"hello", "image/jpeg")})
+    assert r.status_code == 400 and "not a readable image" in r.json()["detail"]
+    r = client.post("/api/calibration/table", data={"board": "thirty"})
+    assert r.status_code == 400
+
+
+def test_oversize_upload_is_413(sessions_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_fake_pipeline_if_needed(monkeypatch)
+    settings = session_settings(sessions_root / "table1", sessions_root, tmp_path, max_upload_bytes=1000, max_uploads=2)
+    with TestClient(create_app(settings)) as c:
+        r = c.post("/api/calibration/table", data={"board": "30x22"}, files={"image": ("big.jpg", b"x" * 5000, "image/jpeg")})
+        assert r.status_code == 413 and "larger than" in r.json()["detail"]
+        r = c.post("/api/calibration/table", data={"board": "30x22"}, files={"image": ("mid.jpg", b"x" * 1500, "image/jpeg")})
+        assert r.status_code == 413 and "mid.jpg" in r.json()["detail"]
+        r = c.put("/api/terrain", content=b" " * (2 * 1024 * 1024), headers={"content-type": "application/json"})
+        assert r.status_code == 413
+
+
+def test_token_required_off_loopback(sessions_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_fake_pipeline_if_needed(monkeypatch)
+    settings = session_settings(sessions_root / "table1", sessions_root, tmp_path, host="0.0.0.0")
+    app = create_app(settings)
+    token = app.state.settings.token
+    assert token and len(token) >= 20
+    with TestClient(app) as c:
+        assert c.get("/api/live/status").status_code == 401
+        assert c.get("/api/live/status", params={"token": "wrong"}).status_code == 401
+        assert c.get("/static/app.css").status_code == 401
+        assert c.get("/api/live/status", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        r = c.get("/", params={"token": token})
+        assert r.status_code == 200 and "tablesight_token" in r.headers["set-cookie"]
+        assert c.get("/api/live/status").status_code == 200  # the cookie now carries it
+        from starlette.websockets import WebSocketDisconnect
+
+        c.cookies.clear()
+        with pytest.raises(WebSocketDisconnect), c.websocket_connect("/ws/live") as ws:
+            ws.receive_text()
+        with c.websocket_connect(f"/ws/live?token={token}") as ws:
+            assert json.loads(ws.receive_text())["type"] in ("frame", "status")
+
+
+def test_loopback_needs_no_token() -> None:
+    assert not Settings(host="127.0.0.1").with_defaults().needs_token
+    assert Settings(host="192.168.1.5").with_defaults().token is not None
+
+
+def test_downloads(client: TestClient) -> None:
+    r = client.get("/download/mat.pdf", params={"board": "30x22"})
+    assert r.status_code == 200 and r.content[:4] == b"%PDF"
+    r = client.get("/download/tags.pdf", params={"ids": "10-13", "size": 0.6})
+    assert r.status_code == 200 and r.content[:4] == b"%PDF"
+    assert client.get("/download/tags.pdf", params={"ids": "zz"}).status_code == 400
+    r = client.get("/download/terrain.json")
+    assert r.status_code == 200 and r.json()["pieces"][0]["name"] == "wall"
+
+
+def test_valyr_army_appraisal_is_reported_by_the_game(client: TestClient) -> None:
+    raw = json.loads((Path(__file__).resolve().parent.parent / "examples" / "rosters" / "valyr.json").read_text())
+    r = client.post("/api/roster/check", json=raw)
+    assert r.status_code == 200, r.text
+    army = r.json()["army"]
+    assert army["game"] == "valyr"
+    rules = {v["rule"] for v in army["verdicts"]}
+    assert "valyr.army.appraisal" in rules
+    raw["appraisal_limit"] = 1
+    r = client.post("/api/roster/check", json=raw)
+    assert r.status_code == 200 and r.json()["army"]["legal"] is False

@@ -1,0 +1,70 @@
+"""Running the real web server for tests: uvicorn on a free loopback port in a thread, on a rendered session."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+import webui.runtime as runtime_module
+from webui.live import DetectOnly
+from webui.server import create_app
+from webui.settings import Settings
+
+try:
+    import webui.pipeline  # noqa: F401
+
+    HAVE_PIPELINE = True
+except ModuleNotFoundError:
+    HAVE_PIPELINE = False
+
+
+def use_fake_pipeline_if_needed(monkeypatch: Any) -> None:
+    """Until webui/pipeline.py exists, run the real detection and positions with a tiny stand-in game."""
+    if HAVE_PIPELINE:
+        return
+    from tests.webui_fake_pipeline import FakePipeline
+
+    def make(setup: Any) -> Any:
+        if setup.calibration is None:
+            return DetectOnly()
+        return FakePipeline(setup.calibration, setup.roster, setup.terrain, None)
+
+    monkeypatch.setattr(runtime_module, "make_pipeline", make)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running_server(settings: Settings) -> Iterator[tuple[str, Any]]:
+    """Serve `settings` on 127.0.0.1:<free port>; yields (base URL, app)."""
+    port = free_port()
+    settings = settings.model_copy(update={"host": "127.0.0.1", "port": port})
+    app = create_app(settings)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not server.started:
+        raise RuntimeError("uvicorn did not start")
+    try:
+        yield f"http://127.0.0.1:{port}", app
+    finally:
+        server.should_exit = True
+        thread.join(15)
+
+
+def session_settings(session: Path, sessions_dir: Path, setup_dir: Path, **kw: Any) -> Settings:
+    return Settings(source_kind="replay", source=str(session), sessions_dir=sessions_dir, setup_dir=setup_dir, **kw)

@@ -1,0 +1,119 @@
+"""Where each base stands: detected tags -> base centres in table inches, with their ±.
+
+A tag is measured on the plane of its own face (z = the tag's height above the table), never on the
+table plane: a tag 0.125" up seen from a camera 36" up at the board's corner would otherwise be off by
+~0.06". Its four corners are mapped to that plane (lens distortion removed by the calibration); the tag
+centre is their mean (a square's centre), its yaw the mean direction of its edges. The base centre is the
+tag centre minus the roster's tag offset turned by that yaw.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.table import TableCalibration
+from vision.tags import CORNER_NOISE_PX, TagObservation
+
+DEFAULT_TAG_HEIGHT_IN = 0.125
+"""A tag on top of a usual base: its face is this far above the table, inches."""
+
+
+@dataclass(frozen=True)
+class BaseFix:
+    """One base measured in one frame. Inches and degrees in the table frame."""
+
+    tag: int
+    x: float
+    """Base centre x, inches."""
+    y: float
+    """Base centre y, inches."""
+    z: float
+    """Height of the tag's face above the table (the plane it was measured on), inches."""
+    yaw_deg: float
+    """The tag's (and base's) facing, counter-clockwise from +x seen from above, in (-180, 180]."""
+    pm: float
+    """Two-sigma ± of the position, inches."""
+    tag_center_in: tuple[float, float]
+    margin: float
+    """The detector's decision margin."""
+
+
+def tag_on_plane(tag: TagObservation, cal: TableCalibration, height_in: float) -> tuple[np.ndarray, float]:
+    """The tag's centre (2,) in table inches and its yaw (degrees), measured on the plane z = height_in."""
+    corners = cal.image_to_table(tag.corners_px, height_in)
+    if not np.all(np.isfinite(corners)):
+        return np.full(2, np.nan), math.nan
+    centre = corners.mean(axis=0)
+    c0, c1, c2, c3 = corners
+    along_x = (c1 - c0) + (c2 - c3)
+    along_y = (c3 - c0) + (c2 - c1)
+    direction = along_x + np.array([along_y[1], -along_y[0]])  # +y turned back by 90 degrees is +x
+    yaw = math.degrees(math.atan2(float(direction[1]), float(direction[0]))) + 0.0  # no -0.0
+    return centre, yaw
+
+
+def measure_bases(
+    tags: Sequence[TagObservation],
+    cal: TableCalibration,
+    heights: Mapping[int, float] | None = None,
+    offsets: Mapping[int, tuple[float, float]] | None = None,
+    *,
+    default_height_in: float = DEFAULT_TAG_HEIGHT_IN,
+    corner_noise_px: float = CORNER_NOISE_PX,
+) -> list[BaseFix]:
+    """Base centres of every non-anchor tag, in the order given.
+
+    heights: tag id -> height of the tag face above the table (inches; default `default_height_in`).
+    offsets: tag id -> (dx, dy) the tag centre's offset from the base centre in the base's frame (inches;
+    default (0, 0)). Tags whose rays miss the plane (behind the camera) are left out.
+    """
+    heights = heights or {}
+    offsets = offsets or {}
+    anchors = set(cal.layout.anchors)
+    fixes: list[BaseFix] = []
+    for tag in tags:
+        if tag.id in anchors:
+            continue
+        z = float(heights.get(tag.id, default_height_in))
+        centre, yaw = tag_on_plane(tag, cal, z)
+        if not np.all(np.isfinite(centre)):
+            continue
+        dx, dy = offsets.get(tag.id, (0.0, 0.0))
+        a = math.radians(yaw)
+        bx = float(centre[0]) - (dx * math.cos(a) - dy * math.sin(a))
+        by = float(centre[1]) - (dx * math.sin(a) + dy * math.cos(a))
+        pm = float(cal.position_pm(tag.center_px.reshape(1, 2), z, corner_noise_px)[0])
+        fixes.append(
+            BaseFix(
+                tag=tag.id,
+                x=bx,
+                y=by,
+                z=z,
+                yaw_deg=yaw,
+                pm=pm,
+                tag_center_in=(float(centre[0]), float(centre[1])),
+                margin=tag.margin,
+            )
+        )
+    return fixes
+
+
+def smallest_tag_px(cal: TableCalibration, tag_in: float, height_in: float = 0.0) -> float:
+    """The fewest pixels a tag of side `tag_in` spans anywhere on the board (at `height_in`): for decimation.
+
+    Taken where one pixel covers the most table (the far side of a tilted view), on a 5 x 5 grid over the
+    board.
+    """
+    w, d = cal.board_in
+    xs, ys = np.meshgrid(np.linspace(0.0, w, 5), np.linspace(0.0, d, 5))
+    pts = np.column_stack([xs.ravel(), ys.ravel(), np.full(xs.size, float(height_in))])
+    px = cal.table_to_image(pts)
+    ipp = cal.inches_per_px(px, height_in)
+    ipp = ipp[np.isfinite(ipp)]
+    if ipp.size == 0:
+        return math.nan
+    return float(tag_in / ipp.max())

@@ -1,0 +1,240 @@
+"""The recorded-session directory: the files a `Recorder` writes and a `SessionSource` replays.
+
+Layout (docs/session_format.md has the full description)::
+
+    manifest.json        {"format": "tablesight-session", "version": 1, ...}; rewritten atomically
+    frames.jsonl         one JSON object a line per frame: {"index": i, "t": s, "file": "frame_000000.jpg"}
+    frame_000000.jpg     the frames, JPEG, BGR as OpenCV writes it
+    calibration.json     copied in when given (optional)
+    roster.json          copied in when given (optional)
+    terrain.json         copied in when given (optional)
+
+A frame file is complete before its line is appended to `frames.jsonl`, so every listed frame is readable and
+a crash loses at most the frame being written. A torn last line (no newline) is that lost frame and is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vision.errors import FrameError
+
+SESSION_FORMAT = "tablesight-session"
+SESSION_VERSION = 1
+MANIFEST_NAME = "manifest.json"
+INDEX_NAME = "frames.jsonl"
+ATTACHMENT_NAMES = ("calibration.json", "roster.json", "terrain.json")
+
+
+class SessionError(FrameError):
+    """A recorded-session directory that cannot be read or written: the message names it and the fix."""
+
+
+def frame_file_name(index: int) -> str:
+    """`frame_000042.jpg` for frame 42 (six digits, more when the index needs them)."""
+    return f"frame_{index:06d}.jpg"
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One line of `frames.jsonl`: frame `index`, capture time `t` (seconds from the session start), `file`."""
+
+    index: int
+    t: float
+    file: str
+    source_index: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"index": self.index, "t": round(self.t, 6), "file": self.file}
+        if self.source_index is not None:
+            obj["source_index"] = self.source_index
+        return obj
+
+
+@dataclass(frozen=True)
+class SessionManifest:
+    """What `manifest.json` says: who wrote the session, frame size (w, h) px, and whether it was closed."""
+
+    created: str
+    source: str = ""
+    image_size: tuple[int, int] | None = None
+    jpeg_quality: int = 90
+    frames: int = 0
+    closed: bool = False
+    attachments: tuple[str, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = dict(self.extra)
+        obj.update(
+            {
+                "format": SESSION_FORMAT,
+                "version": SESSION_VERSION,
+                "created": self.created,
+                "source": self.source,
+                "image_size": list(self.image_size) if self.image_size else None,
+                "jpeg_quality": self.jpeg_quality,
+                "frames": self.frames,
+                "closed": self.closed,
+                "index": INDEX_NAME,
+                "attachments": list(self.attachments),
+            }
+        )
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: Any, where: str) -> SessionManifest:
+        if not isinstance(obj, dict) or obj.get("format") != SESSION_FORMAT:
+            raise SessionError(f"{where} is not a Tablesight session manifest (no \"format\": \"{SESSION_FORMAT}\"); "
+                               "point at a directory written by the recorder.")
+        version = obj.get("version")
+        if version != SESSION_VERSION:
+            raise SessionError(f"{where} is session format version {version!r}, but this Tablesight reads version "
+                               f"{SESSION_VERSION}; re-record it or upgrade Tablesight.")
+        size = obj.get("image_size")
+        image_size: tuple[int, int] | None = None
+        if size is not None:
+            if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and v > 0 for v in size)):
+                raise SessionError(f"{where} has image_size {size!r}; it must be [width, height] in pixels.")
+            image_size = (size[0], size[1])
+        known = {"format", "version", "created", "source", "image_size", "jpeg_quality", "frames", "closed",
+                 "index", "attachments"}
+        return cls(
+            created=str(obj.get("created", "")),
+            source=str(obj.get("source", "")),
+            image_size=image_size,
+            jpeg_quality=int(obj.get("jpeg_quality", 90)),
+            frames=int(obj.get("frames", 0)),
+            closed=bool(obj.get("closed", False)),
+            attachments=tuple(str(a) for a in obj.get("attachments", ())),
+            extra={k: v for k, v in obj.items() if k not in known},
+        )
+
+
+@dataclass(frozen=True)
+class RecordedSession:
+    """A session directory as read back: its manifest, the frames its index lists, and attached files."""
+
+    directory: Path
+    manifest: SessionManifest
+    entries: tuple[IndexEntry, ...]
+
+    def attachment(self, name: str) -> Path | None:
+        """Path of `calibration.json`, `roster.json` or `terrain.json` if the session holds it, else None."""
+        path = self.directory / name
+        return path if path.is_file() else None
+
+    @property
+    def calibration_path(self) -> Path | None:
+        return self.attachment("calibration.json")
+
+    @property
+    def roster_path(self) -> Path | None:
+        return self.attachment("roster.json")
+
+    @property
+    def terrain_path(self) -> Path | None:
+        return self.attachment("terrain.json")
+
+
+def is_session_dir(path: Path | str) -> bool:
+    """True if `path` is a directory holding a session manifest."""
+    return (Path(path) / MANIFEST_NAME).is_file()
+
+
+def write_json_atomic(path: Path, obj: Any, *, fsync: bool = True) -> None:
+    """Write JSON to `path` through a temporary file and `os.replace`, so readers never see half a file."""
+    write_bytes_atomic(path, (json.dumps(obj, indent=2) + "\n").encode("utf-8"), fsync=fsync)
+
+
+def write_bytes_atomic(path: Path, data: bytes, *, fsync: bool = True) -> None:
+    """Write bytes to `path` atomically: temp file, flush, fsync, `os.replace`, fsync of the directory."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        if fsync:
+            os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    if fsync:
+        fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    """fsync a directory so a rename inside it survives a power cut (no-op where the OS cannot)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def read_manifest(directory: Path | str) -> SessionManifest:
+    """Read `manifest.json`; SessionError with one sentence if the directory is not a readable session."""
+    d = Path(directory)
+    if not d.exists():
+        raise SessionError(f"Session directory {d} does not exist; give the directory a recording was made into.")
+    if not d.is_dir():
+        raise SessionError(f"{d} is a file, not a session directory; give the directory a recording was made into.")
+    path = d / MANIFEST_NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SessionError(f"{d} holds no {MANIFEST_NAME}, so it is not a recorded session; "
+                           "record one with the recorder or replay the folder of frames instead.") from None
+    except OSError as err:
+        raise SessionError(f"Cannot read {path} ({err.strerror}); check its permissions.") from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SessionError(f"{path} is not valid JSON (line {err.lineno}); restore it from the recording.") from None
+    return SessionManifest.from_json(obj, str(path))
+
+
+def read_index(directory: Path | str) -> tuple[IndexEntry, ...]:
+    """Read `frames.jsonl`. A torn last line (a crash while appending) is dropped; any other bad line raises."""
+    d = Path(directory)
+    path = d / INDEX_NAME
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SessionError(f"{d} holds no {INDEX_NAME} frame index; the recording is incomplete, "
+                           "re-record it or replay its frames as a folder.") from None
+    except OSError as err:
+        raise SessionError(f"Cannot read {path} ({err.strerror}); check its permissions.") from None
+    lines = raw.split(b"\n")
+    complete = lines[:-1]  # after the last newline: nothing, or the torn line of the frame lost in a crash
+    entries: list[IndexEntry] = []
+    for n, line in enumerate(complete, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            entry = IndexEntry(index=int(obj["index"]), t=float(obj["t"]), file=str(obj["file"]),
+                               source_index=(int(obj["source_index"]) if "source_index" in obj else None))
+        except (ValueError, KeyError, TypeError):
+            raise SessionError(f"{path} line {n} is not a frame entry like "
+                               '{"index": 0, "t": 0.0, "file": "frame_000000.jpg"}; '
+                               "fix or delete that line.") from None
+        if "/" in entry.file or "\\" in entry.file or entry.file.startswith("."):
+            raise SessionError(f"{path} line {n} names {entry.file!r}, which is not a file inside the session; "
+                               "fix or delete that line.")
+        entries.append(entry)
+    return tuple(entries)
+
+
+def open_session(directory: Path | str) -> RecordedSession:
+    """Read a session directory's manifest and frame index (not the frames)."""
+    d = Path(directory)
+    manifest = read_manifest(d)
+    return RecordedSession(directory=d, manifest=manifest, entries=read_index(d))

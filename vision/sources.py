@@ -1,0 +1,453 @@
+"""Frame sources behind one interface: a camera (index or network URL), a video file, a recorded session
+directory, or a folder of frames sorted by name.
+
+Every source iterates `Frame(index, t, image)` (t in seconds from the start, image BGR uint8), has `size`
+(width, height) px, `close()`, and is a context manager. Bad input raises `FrameError` (an `InputError`) with
+one sentence naming the file; with `skip_bad_frames=True` (the live path) a bad frame is reported as a
+`BadFrame` in `source.bad_frames` (and to `on_bad_frame`) and the source goes on. A camera that stops
+delivering is reopened with bounded backoff and then raises `CameraLost`: never a hang.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import cv2
+import numpy as np
+
+from vision.errors import FrameError
+from vision.session_dir import RecordedSession, SessionError, is_session_dir, open_session
+
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
+"""File name endings a folder source reads as frames (case-insensitive); other files are ignored."""
+
+DEFAULT_FOLDER_FPS = 30.0
+"""Frames a second assumed for a folder of frames, which carries no timestamps: t = index / fps."""
+
+NETWORK_TIMEOUT_MS = 5000
+"""How long OpenCV's FFmpeg backend may wait to open or read a network camera (ms) before giving up."""
+
+
+class CameraLost(FrameError):
+    """A camera stopped delivering frames and did not come back within the reconnect backoff."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame: `index` in its source, `t` seconds from the source's start, `image` BGR uint8 (H, W, 3)."""
+
+    index: int
+    t: float
+    image: np.ndarray
+
+
+@dataclass(frozen=True)
+class BadFrame:
+    """A frame that could not be read and was skipped (live path): its index, the file or source, the reason."""
+
+    index: int
+    source: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Reconnect delays for a camera: first_s, then doubling, until total_s seconds have been spent waiting."""
+
+    first_s: float = 0.1
+    factor: float = 2.0
+    total_s: float = 5.0
+
+    def __post_init__(self) -> None:
+        if not (self.first_s > 0 and self.factor >= 1 and self.total_s >= 0):
+            raise ValueError(f"Backoff needs first_s > 0, factor >= 1, total_s >= 0; got {self}.")
+
+    def delays(self) -> Iterator[float]:
+        """0.1, 0.2, 0.4 ... seconds; the last one is cut so that the delays add up to total_s exactly."""
+        spent, delay = 0.0, self.first_s
+        while spent < self.total_s - 1e-9:
+            step = min(delay, self.total_s - spent)
+            yield step
+            spent += step
+            delay *= self.factor
+
+
+def _as_bgr(image: np.ndarray, where: str) -> np.ndarray:
+    """Return a BGR uint8 (H, W, 3) image; gray and BGRA are converted, anything else is a FrameError."""
+    if image.dtype != np.uint8:
+        raise FrameError(f"{where} has {image.dtype} pixels; frames must be 8-bit images.")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim == 3 and image.shape[2] == 3:
+        return image
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    raise FrameError(f"{where} has shape {image.shape}; frames must be gray or colour images.")
+
+
+def _complete_image_bytes(data: bytes) -> bool:
+    """False if a JPEG or PNG file is cut short (OpenCV would decode its first part and grey out the rest)."""
+    if data[:3] == b"\xff\xd8\xff":
+        return data.rstrip(b"\x00\r\n ")[-2:] == b"\xff\xd9"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return b"IEND" in data[-16:]
+    return True
+
+
+def read_frame_file(path: Path) -> np.ndarray:
+    """Decode one frame file to BGR uint8; FrameError naming the file if it is missing, cut short or not an image."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FrameError(f"Frame file {path} is missing; restore it or delete it from the frames.") from None
+    except OSError as err:
+        raise FrameError(f"Cannot read frame file {path} ({err.strerror}); check its permissions.") from None
+    if not data:
+        raise FrameError(f"Frame file {path} is empty; delete it or replace it with the real frame.")
+    if not _complete_image_bytes(data):
+        raise FrameError(f"Frame file {path} is cut short (corrupt); delete it or replace it with the real frame.")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        raise FrameError(f"Frame file {path} is not a readable image; delete it or replace it with the real frame.")
+    return _as_bgr(image, f"Frame file {path}")
+
+
+class FrameSource(ABC):
+    """Iterate `Frame`s; `size` is (width, height) px; `close()`; use as a context manager.
+
+    `skip_bad_frames`: False (default) raises FrameError at the first bad frame, after yielding every good frame
+    before it; True records a `BadFrame` in `bad_frames`, calls `on_bad_frame`, and goes on.
+    """
+
+    def __init__(self, *, skip_bad_frames: bool = False,
+                 on_bad_frame: Callable[[BadFrame], None] | None = None) -> None:
+        self.skip_bad_frames = skip_bad_frames
+        self.on_bad_frame = on_bad_frame
+        self.bad_frames: list[BadFrame] = []
+        self._closed = False
+
+    @property
+    @abstractmethod
+    def size(self) -> tuple[int, int]:
+        """(width, height) of the frames in px."""
+
+    @property
+    @abstractmethod
+    def description(self) -> str:
+        """What the source is, for messages and manifests: 'camera 0', 'video match.mp4', ..."""
+
+    @abstractmethod
+    def _frames(self) -> Iterator[Frame]:
+        """The frames; bad ones raise FrameError through `_bad`."""
+
+    def __iter__(self) -> Iterator[Frame]:
+        if self._closed:
+            raise FrameError(f"{self.description} is closed; open it again to read frames.")
+        return self._frames()
+
+    def _bad(self, index: int, where: str, err: FrameError) -> None:
+        """Report a bad frame: raise in strict mode, record and notify in skip mode."""
+        if not self.skip_bad_frames:
+            raise err
+        bad = BadFrame(index=index, source=where, message=str(err))
+        self.bad_frames.append(bad)
+        if self.on_bad_frame is not None:
+            self.on_bad_frame(bad)
+
+    def _check_size(self, image: np.ndarray, where: str) -> None:
+        w, h = self.size
+        if image.shape[1] != w or image.shape[0] != h:
+            raise FrameError(f"{where} is {image.shape[1]}x{image.shape[0]} px but the source's frames are "
+                             f"{w}x{h}; keep one resolution for a whole session.")
+
+    def close(self) -> None:
+        self._closed = True
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+def _natural_key(name: str) -> tuple[Any, ...]:
+    """Sort key: 'frame2' before 'frame10'; zero-padded names sort the same as plain sorting."""
+    return tuple(int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name))
+
+
+class FolderSource(FrameSource):
+    """A folder of image files, in name order (natural: 2 before 10); t = index / fps."""
+
+    def __init__(self, folder: Path | str, *, fps: float = DEFAULT_FOLDER_FPS, skip_bad_frames: bool = False,
+                 on_bad_frame: Callable[[BadFrame], None] | None = None) -> None:
+        super().__init__(skip_bad_frames=skip_bad_frames, on_bad_frame=on_bad_frame)
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise FrameError(f"Frame folder {self.folder} does not exist or is not a folder; "
+                             "give a folder of image files.")
+        if not (fps > 0 and math.isfinite(fps)):
+            raise FrameError(f"Frame rate {fps} for {self.folder} must be a positive number of frames a second.")
+        self.fps = float(fps)
+        self.files = tuple(sorted((p for p in self.folder.iterdir()
+                                   if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES),
+                                  key=lambda p: _natural_key(p.name)))
+        if not self.files:
+            raise FrameError(f"Frame folder {self.folder} holds no image files "
+                             f"({', '.join(sorted(IMAGE_SUFFIXES))}); put the frames there.")
+        self._size: tuple[int, int] | None = None
+
+    @property
+    def description(self) -> str:
+        return f"frame folder {self.folder}"
+
+    @property
+    def size(self) -> tuple[int, int]:
+        if self._size is None:
+            for path in self.files:
+                try:
+                    image = read_frame_file(path)
+                except FrameError:
+                    continue
+                self._size = (image.shape[1], image.shape[0])
+                break
+            else:
+                raise FrameError(f"No file in frame folder {self.folder} is a readable image; "
+                                 "check that it holds the frames.")
+        return self._size
+
+    def _frames(self) -> Iterator[Frame]:
+        for index, path in enumerate(self.files):
+            try:
+                image = read_frame_file(path)
+                self._check_size(image, f"Frame file {path}")
+            except FrameError as err:
+                self._bad(index, str(path), err)
+                continue
+            yield Frame(index=index, t=index / self.fps, image=image)
+
+
+class SessionSource(FrameSource):
+    """A recorded session directory (see vision/session_dir.py): the frames its index lists, at their times."""
+
+    def __init__(self, directory: Path | str, *, skip_bad_frames: bool = False,
+                 on_bad_frame: Callable[[BadFrame], None] | None = None) -> None:
+        super().__init__(skip_bad_frames=skip_bad_frames, on_bad_frame=on_bad_frame)
+        self.session: RecordedSession = open_session(directory)
+        if not self.session.entries:
+            raise SessionError(f"Session {self.session.directory} lists no frames in its index; "
+                               "it was stopped before the first frame was recorded.")
+        self._size = self.session.manifest.image_size
+
+    @property
+    def directory(self) -> Path:
+        return self.session.directory
+
+    @property
+    def description(self) -> str:
+        return f"recorded session {self.session.directory}"
+
+    @property
+    def size(self) -> tuple[int, int]:
+        if self._size is None:
+            first = self.session.entries[0]
+            image = read_frame_file(self.session.directory / first.file)
+            self._size = (image.shape[1], image.shape[0])
+        return self._size
+
+    def _frames(self) -> Iterator[Frame]:
+        for entry in self.session.entries:
+            path = self.session.directory / entry.file
+            try:
+                image = read_frame_file(path)
+                self._check_size(image, f"Frame file {path}")
+            except FrameError as err:
+                self._bad(entry.index, str(path), FrameError(f"{err} (listed in {self.description})"))
+                continue
+            yield Frame(index=entry.index, t=entry.t, image=image)
+
+
+class VideoSource(FrameSource):
+    """A video file read with OpenCV; t = index / the file's frame rate. A file that ends before the frame
+    count its header declares is reported as truncated after its readable frames have been yielded."""
+
+    TRUNCATION_SLACK_FRAMES = 2
+    """Frames a container's declared count may exceed what decodes before we call the file truncated
+    (some containers round the count up by a frame)."""
+
+    def __init__(self, path: Path | str, *, skip_bad_frames: bool = False,
+                 on_bad_frame: Callable[[BadFrame], None] | None = None) -> None:
+        super().__init__(skip_bad_frames=skip_bad_frames, on_bad_frame=on_bad_frame)
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FrameError(f"Video file {self.path} does not exist; check the path.")
+        self._cap = cv2.VideoCapture(str(self.path))
+        if not self._cap.isOpened():
+            self._cap.release()
+            raise FrameError(f"Video file {self.path} cannot be opened as a video (corrupt, truncated or an "
+                             "unknown format); re-copy it or convert it to MP4 or AVI.")
+        fps = float(self._cap.get(cv2.CAP_PROP_FPS))
+        self.fps = fps if math.isfinite(fps) and 0 < fps < 1000 else DEFAULT_FOLDER_FPS
+        count = self._cap.get(cv2.CAP_PROP_FRAME_COUNT)
+        self.declared_frames = int(count) if math.isfinite(count) and count > 0 else None
+        self._size = (int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+
+    @property
+    def description(self) -> str:
+        return f"video file {self.path}"
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._size
+
+    def _frames(self) -> Iterator[Frame]:
+        # One frame is held back: if the file turns out to be truncated, the frame at the cut is only partly
+        # decoded and must not be used.
+        held: np.ndarray | None = None
+        index = 0
+        while True:
+            ok, image = self._cap.read()
+            if not ok or image is None:
+                break
+            if held is not None:
+                yield Frame(index=index - 1, t=(index - 1) / self.fps, image=held)
+            held = _as_bgr(image, f"Frame {index} of {self.path}")
+            index += 1
+        truncated = self.declared_frames is not None and index + self.TRUNCATION_SLACK_FRAMES < self.declared_frames
+        if held is not None and not truncated:
+            yield Frame(index=index - 1, t=(index - 1) / self.fps, image=held)
+        if index == 0:
+            self._bad(0, str(self.path), FrameError(
+                f"Video file {self.path} has no readable frames (corrupt or truncated); re-copy or re-record it."))
+        elif truncated:
+            self._bad(index - 1, str(self.path), FrameError(
+                f"Video file {self.path} ends after {index - 1} of its {self.declared_frames} frames, so it is "
+                "truncated; re-copy it (the frames before the cut were used)."))
+
+    def close(self) -> None:
+        self._cap.release()
+        super().close()
+
+
+class CameraSource(FrameSource):
+    """A live camera: an index (0 = first webcam) or a URL such as a phone's MJPEG (http://...) or RTSP stream.
+
+    t is seconds since the source was opened (monotonic clock). A failed read is retried by reopening the camera
+    after each delay of `backoff`; when the backoff is spent without a frame, `CameraLost` is raised.
+    """
+
+    def __init__(self, device: int | str, *, backoff: Backoff | None = None,
+                 request_size: tuple[int, int] | None = None, skip_bad_frames: bool = False,
+                 on_bad_frame: Callable[[BadFrame], None] | None = None) -> None:
+        super().__init__(skip_bad_frames=skip_bad_frames, on_bad_frame=on_bad_frame)
+        self.device = device
+        self.backoff = backoff if backoff is not None else Backoff()
+        self.request_size = request_size
+        self.reconnects = 0
+        self._cap = self._open()
+        if self._cap is None:
+            raise FrameError(f"{self.description} cannot be opened; check that it is plugged in (or that the "
+                             "URL is right and the phone app is streaming) and that no other program uses it.")
+        self._size = (int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+        self._t0 = time.monotonic()
+        self._index = 0
+
+    @property
+    def description(self) -> str:
+        return f"camera {self.device}"
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._size
+
+    def _open(self) -> cv2.VideoCapture | None:
+        if isinstance(self.device, int):
+            cap = cv2.VideoCapture(self.device)
+        else:
+            cap = cv2.VideoCapture(self.device, cv2.CAP_FFMPEG,
+                                   [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, NETWORK_TIMEOUT_MS,
+                                    cv2.CAP_PROP_READ_TIMEOUT_MSEC, NETWORK_TIMEOUT_MS])
+        if not cap.isOpened():
+            cap.release()
+            return None
+        if self.request_size is not None:
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.request_size[0])
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.request_size[1])
+        return cap
+
+    def _read(self) -> np.ndarray | None:
+        if self._cap is None:
+            return None
+        ok, image = self._cap.read()
+        return image if ok and image is not None else None
+
+    def _reconnect(self) -> np.ndarray:
+        """Reopen after each backoff delay until a frame comes; CameraLost when the backoff is spent."""
+        waited, attempts = 0.0, 0
+        for delay in self.backoff.delays():
+            time.sleep(delay)
+            if self._closed:
+                raise CameraLost(f"{self.description} was closed while reconnecting.")
+            waited += delay
+            attempts += 1
+            if self._cap is not None:
+                self._cap.release()
+            self._cap = self._open()
+            image = self._read()
+            if image is not None:
+                self.reconnects += 1
+                return image
+        raise CameraLost(f"{self.description} stopped delivering frames and did not come back after "
+                         f"{attempts} reconnect attempts over {waited:.1f} s; check its cable, power or network "
+                         "and start again.")
+
+    def _frames(self) -> Iterator[Frame]:
+        while not self._closed:
+            image = self._read()
+            if image is None:
+                if self._closed:  # closed from another thread while reading
+                    return
+                image = self._reconnect()
+            t = time.monotonic() - self._t0
+            index = self._index
+            self._index += 1
+            try:
+                bgr = _as_bgr(image, f"Frame {index} of {self.description}")
+                self._check_size(bgr, f"Frame {index} of {self.description}")
+            except FrameError as err:
+                self._bad(index, self.description, err)
+                continue
+            yield Frame(index=index, t=t, image=bgr)
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+        super().close()
+
+
+def open_source(spec: int | str | Path, *, skip_bad_frames: bool = False, fps: float = DEFAULT_FOLDER_FPS,
+                backoff: Backoff | None = None) -> FrameSource:
+    """The right source for `spec`: an int or digits = camera index; 'scheme://...' = network camera;
+    a directory with a manifest = recorded session; any other directory = folder of frames; a file = video."""
+    if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
+        return CameraSource(int(spec), backoff=backoff, skip_bad_frames=skip_bad_frames)
+    if isinstance(spec, str) and re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", spec):
+        return CameraSource(spec, backoff=backoff, skip_bad_frames=skip_bad_frames)
+    path = Path(spec)
+    if is_session_dir(path):
+        return SessionSource(path, skip_bad_frames=skip_bad_frames)
+    if path.is_dir():
+        return FolderSource(path, fps=fps, skip_bad_frames=skip_bad_frames)
+    if path.is_file():
+        return VideoSource(path, skip_bad_frames=skip_bad_frames)
+    raise FrameError(f"{spec} is not a camera index, a camera URL, a video file or a folder of frames; "
+                     "check the path.")

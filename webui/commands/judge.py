@@ -1,0 +1,49 @@
+"""Answer one rules question from a scenario file, without a camera (see docs/scenarios/)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from calibration.errors import InputError
+from rules.engine import ScenarioError, find_game
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("scenario", metavar="SCENARIO.json", help="a scenario: game, board, units, state and one action")
+    p.add_argument("--json", action="store_true", help="print the answer as JSON (the default prints a summary)")
+
+
+def load_scenario(path: Path) -> dict:
+    """The scenario object from `path`; one plain sentence for a missing file or bad JSON."""
+    if not path.is_file():
+        raise InputError(f"Scenario file {path} does not exist; give the path of a scenario JSON file.")
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"Scenario file {path} is not text; give a scenario JSON file.") from None
+    except json.JSONDecodeError as err:
+        raise InputError(f"Scenario file {path} is not valid JSON (line {err.lineno}: {err.msg}); fix it.") from None
+    if not isinstance(obj, dict):
+        raise ScenarioError(f"Scenario file {path} must hold one JSON object with a \"game\".")
+    if not isinstance(obj.get("game"), str):
+        raise ScenarioError(f'Scenario file {path} names no "game"; add e.g. "game": "valknut".')
+    return obj
+
+
+def run(args: argparse.Namespace) -> int:
+    scenario = load_scenario(Path(args.scenario))
+    game = find_game(scenario["game"])
+    seed = scenario.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScenarioError(f'"seed" must be a whole number; got {seed!r}.')
+    answer = game.judge(scenario, random.Random(seed))
+    if args.json:
+        print(json.dumps(answer, sort_keys=True))
+    else:
+        print(f"{answer.get('game')}: {answer.get('action')}: {answer.get('outcome')}")
+        for v in answer.get("verdicts", []):
+            print(f"  [{v['outcome']}] {v['message']}")
+    return 0

@@ -1,0 +1,74 @@
+"""Open the web UI: the live table, calibration, terrain, rosters and replay in a browser.
+
+With no source it plays the bundled sample session. It listens on 127.0.0.1:8000; any other --host needs
+an access token, which is made up and printed at start (or give one with --token).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from webui.settings import Settings, SourceKind, is_loopback
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--camera", metavar="N|URL", help="a camera index (0 = first webcam) or a stream URL")
+    src.add_argument("--video", metavar="FILE", help="a video file")
+    src.add_argument("--replay", metavar="DIR", help="a recorded session folder (or a folder of frames)")
+    p.add_argument("--game", help="the game to judge (default: the roster's)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--token", help="access token for a non-loopback --host (default: a random one)")
+    p.add_argument("--sessions", type=Path, default=Path("sessions"), help="recorded sessions folder")
+    p.add_argument("--setup-dir", type=Path, default=Path("setup"), help="where edited setup files are saved")
+    p.add_argument("--calibration", type=Path, help="calibration file (CAL.json)")
+    p.add_argument("--roster", type=Path, help="roster file")
+    p.add_argument("--terrain", type=Path, help="terrain file")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    kind: SourceKind
+    if args.camera is not None:
+        kind, source = "camera", args.camera
+    elif args.video is not None:
+        kind, source = "video", args.video
+    elif args.replay is not None:
+        kind, source = "replay", args.replay
+    else:
+        kind, source = "sample", None
+    return Settings(
+        host=args.host,
+        port=args.port,
+        token=args.token,
+        sessions_dir=args.sessions,
+        setup_dir=args.setup_dir,
+        source_kind=kind,
+        source=source,
+        game=args.game,
+        calibration_file=args.calibration,
+        roster_file=args.roster,
+        terrain_file=args.terrain,
+    ).with_defaults()
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from calibration.errors import InputError
+    from webui.runtime import Runtime
+    from webui.server import create_app
+
+    if not 0 < args.port < 65536:
+        raise InputError(f"--port {args.port} is not a port number; use 1 to 65535 (8000 is usual).")
+    settings = settings_from(args)
+    Runtime(settings)  # reads the source and the setup files now, so a bad path is one sentence, not a traceback
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    url = f"http://{'127.0.0.1' if settings.host in ('0.0.0.0', '::') else host}:{settings.port}/"
+    if settings.token:
+        url += f"?token={settings.token}"
+    note = "" if is_loopback(settings.host) else " (others on your network can open it with the token)"
+    print(f"Tablesight is serving {settings.source_kind} at {url}{note}", flush=True)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="warning")
+    return 0

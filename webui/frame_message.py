@@ -1,0 +1,233 @@
+"""The JSON that the browser draws one frame from: shapes in table inches and the same shapes in image pixels.
+
+Overlays arrive from the rules in table inches. We project them to image pixels here, on the server, with
+the table calibration (`project_to_image`, lens distortion included) and send pixel polylines: a
+homography could not follow a distorted lens or a unit standing 3" up on a ruin. Circles and rings become
+48-point closed polylines. The top-down board draws the inch shapes directly.
+
+Pixel shapes (`image_shapes`) are small dicts: k = "poly" (p: points, c: closed), "ring" (p: outer,
+q: inner), "tag" (p: 4 corners, id), "label" / "badge" (a: anchor point, l: text); s = style,
+u = unit, o = owner, l = label, a = where the label goes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from rules.roster import Roster
+
+CIRCLE_POINTS = 48
+OWNER_COLOURS = ("#e4572e", "#2e86de", "#f4c430", "#17a589", "#9b59b6", "#ff8fab")
+"""Owner colours, given in the order the roster's owners first appear."""
+UNKNOWN_OWNER_COLOUR = "#9aa0a6"
+
+Projector = Callable[[np.ndarray], np.ndarray]
+"""(N, 3) table inches -> (N, 2) image pixels."""
+
+
+def owner_colours(roster: Roster | None) -> dict[str, str]:
+    if roster is None:
+        return {}
+    return {o: OWNER_COLOURS[i % len(OWNER_COLOURS)] for i, o in enumerate(roster.owners())}
+
+
+def _circle(cx: float, cy: float, r: float) -> np.ndarray:
+    a = np.linspace(0.0, 2.0 * math.pi, CIRCLE_POINTS, endpoint=False)
+    return np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], axis=1)
+
+
+class _Batch:
+    """Collects inch polylines, projects them all in one call, and hands back rounded pixel lists."""
+
+    def __init__(self) -> None:
+        self.chunks: list[np.ndarray] = []
+
+    def add(self, pts_xy: np.ndarray, z: float) -> int:
+        pts = np.asarray(pts_xy, dtype=np.float64).reshape(-1, 2)
+        self.chunks.append(np.column_stack([pts, np.full(len(pts), z)]))
+        return len(self.chunks) - 1
+
+    def project(self, project: Projector) -> list[list[list[float]]]:
+        if not self.chunks:
+            return []
+        allpts = np.concatenate(self.chunks, axis=0)
+        px = np.asarray(project(allpts), dtype=np.float64).reshape(-1, 2)
+        out: list[list[list[float]]] = []
+        i = 0
+        for c in self.chunks:
+            seg = np.round(px[i : i + len(c)], 1)
+            out.append(seg.tolist())
+            i += len(c)
+        return out
+
+
+def move_trail_overlays(moves: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each unit's last move as a "move-trail" segment labelled with its length and ±, in overlay JSON form."""
+    out = []
+    for ev in moves:
+        a, b = ev.get("from_in"), ev.get("to_in")
+        if not (isinstance(a, Sequence) and isinstance(b, Sequence)):
+            continue
+        length = float(ev.get("length_in", math.dist(a[:2], b[:2])))
+        pm = float(ev.get("pm_in", 0.0))
+        out.append(
+            {
+                "shape": "segment",
+                "points": [list(a[:2]), list(b[:2])],
+                "style": "move-trail",
+                "radius": 0.0,
+                "inner": 0.0,
+                "label": f'{length:.2f}" ± {pm:.2f}',
+                "unit": ev.get("tag"),
+                "owner": None,
+            }
+        )
+    return out
+
+
+def unit_list(fixes: Sequence[Any], roster: Roster | None, colours: Mapping[str, str]) -> list[dict[str, Any]]:
+    """One entry per measured base: where it is (inches), its ± and its base, named and coloured by roster."""
+    units = []
+    for f in fixes:
+        ru = roster.units.get(int(f.tag)) if roster is not None else None
+        owner = ru.owner if ru else None
+        units.append(
+            {
+                "tag": int(f.tag),
+                "x": round(float(f.x), 3),
+                "y": round(float(f.y), 3),
+                "z": round(float(f.z), 3),
+                "yaw_deg": round(float(f.yaw_deg), 1),
+                "pm": round(float(f.pm), 3),
+                "name": ru.name if ru else f"tag {int(f.tag)}",
+                "profile": ru.profile if ru else None,
+                "owner": owner,
+                "colour": colours.get(owner or "", UNKNOWN_OWNER_COLOUR),
+                "radius_in": round(ru.base_radius_in if ru else 0.63, 3),
+                "base_height_in": ru.base_height_in if ru else 0.125,
+            }
+        )
+    return units
+
+
+def tag_shapes(tags: Sequence[Any], anchor_ids: Iterable[int] = ()) -> list[dict[str, Any]]:
+    """Each tag's outline in image pixels ("anchor" style for the table's anchors)."""
+    anchors = set(anchor_ids)
+    return [
+        {
+            "k": "tag",
+            "p": np.round(np.asarray(t.corners_px, dtype=np.float64), 1).tolist(),
+            "id": int(t.id),
+            "s": "anchor" if int(t.id) in anchors else "tag",
+        }
+        for t in tags
+    ]
+
+
+def image_shapes(
+    project: Projector,
+    tags: Sequence[Any],
+    units: Sequence[Mapping[str, Any]],
+    overlays: Sequence[Mapping[str, Any]],
+    verdicts: Sequence[Mapping[str, Any]],
+    anchor_ids: Iterable[int] = (),
+) -> list[dict[str, Any]]:
+    """Every shape to draw over the camera image, in image pixels (see the module docstring)."""
+    shapes = tag_shapes(tags, anchor_ids)
+    batch = _Batch()
+    pending: list[tuple[dict[str, Any], list[int]]] = []
+    height = {int(u["tag"]): float(u["z"]) - float(u["base_height_in"]) for u in units}
+    for u in units:
+        idx = batch.add(_circle(u["x"], u["y"], u["radius_in"]), float(u["z"]))
+        lbl = batch.add(np.array([[u["x"], u["y"]]]), float(u["z"]))
+        pending.append(({"k": "base", "s": "base", "u": u["tag"], "o": u["owner"], "col": u["colour"], "l": u["name"]}, [idx, lbl]))
+    for ov in overlays:
+        pts = np.asarray(ov.get("points") or [], dtype=np.float64).reshape(-1, 2)
+        if len(pts) == 0:
+            continue
+        unit = ov.get("unit")
+        z = max(0.0, height.get(int(unit), 0.0)) if isinstance(unit, int) else 0.0
+        base = {"s": ov.get("style", ""), "u": unit, "o": ov.get("owner"), "l": ov.get("label", "")}
+        shape = ov.get("shape")
+        if shape == "circle":
+            ids = [batch.add(_circle(pts[0, 0], pts[0, 1], float(ov.get("radius", 0))), z)]
+            pending.append(({"k": "poly", "c": True, **base}, ids))
+        elif shape == "ring":
+            ids = [batch.add(_circle(pts[0, 0], pts[0, 1], float(ov.get("radius", 0))), z)]
+            if float(ov.get("inner", 0)) > 0:
+                ids.append(batch.add(_circle(pts[0, 0], pts[0, 1], float(ov["inner"])), z))
+            pending.append(({"k": "ring", **base}, ids))
+        elif shape == "label":
+            pending.append(({"k": "label", **base}, [batch.add(pts[:1], z)]))
+        else:
+            closed = shape == "polygon"
+            dense = _densify(pts, closed)
+            pending.append(({"k": "poly", "c": closed, **base}, [batch.add(dense, z), batch.add(_label_point(pts), z)]))
+    by_unit = {int(u["tag"]): u for u in units}
+    for v in verdicts:
+        outcome = v.get("outcome")
+        unit = v.get("unit")
+        if outcome not in ("illegal", "too close to call") or not isinstance(unit, int) or unit not in by_unit:
+            continue
+        u = by_unit[unit]
+        pt = np.array([[u["x"], u["y"] + u["radius_in"] + 0.3]])
+        style = "illegal" if outcome == "illegal" else "too-close"
+        pending.append(({"k": "badge", "s": style, "u": unit, "l": "illegal" if style == "illegal" else "too close to call"}, [batch.add(pt, float(u["z"]))]))
+    projected = batch.project(project)
+    for shape_dict, ids in pending:
+        k = shape_dict["k"]
+        if k == "base":
+            shape_dict["k"] = "poly"
+            shape_dict["c"] = True
+            shape_dict["p"] = projected[ids[0]]
+            shape_dict["a"] = projected[ids[1]][0]
+        elif k == "ring":
+            shape_dict["p"] = projected[ids[0]]
+            shape_dict["q"] = projected[ids[1]] if len(ids) > 1 else []
+            shape_dict["a"] = projected[ids[0]][CIRCLE_POINTS // 4]
+        elif k in ("label", "badge"):
+            shape_dict["a"] = projected[ids[0]][0]
+        else:
+            shape_dict["p"] = projected[ids[0]]
+            if len(ids) > 1:
+                shape_dict["a"] = projected[ids[1]][0]
+            elif shape_dict["p"]:
+                shape_dict["a"] = shape_dict["p"][0]
+        shapes.append(shape_dict)
+    return shapes
+
+
+def _densify(pts: np.ndarray, closed: bool, step_in: float = 1.0) -> np.ndarray:
+    """Points every `step_in` inches along the path, so that lens distortion bends long lines as it should."""
+    path = np.vstack([pts, pts[:1]]) if closed and len(pts) > 2 else pts
+    out = [path[:1]]
+    for a, b in zip(path[:-1], path[1:]):
+        n = max(1, int(math.ceil(float(np.hypot(*(b - a))) / step_in)))
+        t = np.linspace(0.0, 1.0, n + 1)[1:, None]
+        out.append(a + (b - a) * t)
+    dense = np.concatenate(out, axis=0)
+    return dense[:-1] if closed and len(pts) > 2 else dense
+
+
+def _label_point(pts: np.ndarray) -> np.ndarray:
+    if len(pts) == 2:
+        return (pts[:1] + pts[1:2]) / 2.0
+    return pts.mean(axis=0, keepdims=True)
+
+
+def board_of(result: Any) -> dict[str, float]:
+    board = getattr(result, "board", None) or {}
+    return {"w": float(board.get("w", 0.0)), "d": float(board.get("d", 0.0))}
+
+
+def round_overlay(ov: Mapping[str, Any]) -> dict[str, Any]:
+    """An overlay's JSON with coordinates rounded to 0.001" (smaller messages, same drawing)."""
+    out = dict(ov)
+    out["points"] = [[round(float(c), 3) for c in p] for p in ov.get("points") or []]
+    return out
+
+

@@ -1,0 +1,179 @@
+"""The calibration wizard: capture a frame (or upload a photo), show the anchors found and missing, calibrate
+the table for a board size and report the residual; camera intrinsics from chessboard or ChArUco photos."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import cv2
+import numpy as np
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.responses import Response
+
+from calibration.camera import CameraModel
+from calibration.errors import CalibrationError, InputError
+from calibration.intrinsics import calibrate_charuco, calibrate_chessboard, parse_pattern
+from calibration.layout import default_layout, parse_board
+from calibration.table import calibrate_table, collect_anchors
+from vision.tags import detect_tags, gray_frame
+from webui.deps import RuntimeDep, SettingsDep, page
+
+router = APIRouter()
+
+
+class UploadError(InputError):
+    """An uploaded file that is not a usable image."""
+
+
+@router.get("/calibrate")
+def calibrate_page(request: Request) -> Response:
+    return page(request, "calibrate.html", "calibrate")
+
+
+async def read_upload(upload: UploadFile, limit: int) -> bytes:
+    """The upload's bytes; 413 naming the file when it is over `limit` bytes."""
+    data = await upload.read(limit + 1)
+    if len(data) > limit:
+        raise HTTPException(
+            413,
+            f"{upload.filename or 'The upload'} is larger than {limit / 1e6:.1f} MB, the limit for one image; "
+            "send a smaller photo.",
+        )
+    return data
+
+
+def decode_image(data: bytes, name: str) -> np.ndarray:
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    if image is None:
+        raise UploadError(f"{name} is not a readable image; upload a JPEG or PNG photo of the table.")
+    return image
+
+
+def _camera_of(runtime: Any) -> CameraModel | None:
+    """The intrinsics to calibrate with: a camera measured with chessboard/ChArUco photos, if any."""
+    cal = runtime.setup.calibration
+    if cal is not None and cal.focal_source == "intrinsics":
+        return cal.camera  # type: ignore[no-any-return]
+    path = runtime.setup_dir / "camera.json"
+    if path.is_file():
+        from calibration.camera import load_camera
+
+        return load_camera(path)
+    return None
+
+
+@router.post("/api/calibration/table")
+async def calibrate_table_route(
+    runtime: RuntimeDep,
+    settings: SettingsDep,
+    board: Annotated[str, Form()],
+    image: Annotated[UploadFile | None, File()] = None,
+) -> dict[str, Any]:
+    """Calibrate from an uploaded photo, or from the newest live frame when none is sent."""
+    w, d = parse_board(board)
+    if image is not None:
+        frame = decode_image(await read_upload(image, settings.max_upload_bytes), image.filename or "The upload")
+        source = image.filename or "upload"
+    else:
+        result = runtime.live.latest_result
+        if result is None:
+            raise UploadError("No camera frame has arrived yet; wait for the picture or upload a photo.")
+        frame = result.image
+        source = f"live frame {getattr(result, 'frame_index', 0)}"
+    layout = default_layout(w, d)
+    tags = detect_tags(gray_frame(frame))
+    found = collect_anchors(((t.id, t.corners_px) for t in tags), layout)
+    size = (int(frame.shape[1]), int(frame.shape[0]))
+    answer: dict[str, Any] = {
+        "source": source,
+        "board": {"w": w, "d": d},
+        "image_size": list(size),
+        "anchors_expected": list(layout.ids),
+        "anchors_found": sorted(found),
+        "anchors_missing": [i for i in layout.ids if i not in found],
+        "anchor_corners": {str(i): np.round(c, 2).tolist() for i, c in found.items()},
+        "other_tags": sorted({t.id for t in tags if t.id not in layout.anchors}),
+        "ok": False,
+        "message": "",
+    }
+    try:
+        cal = calibrate_table(found, layout, size, _camera_of(runtime))
+    except CalibrationError as err:
+        answer["message"] = str(err)
+        return answer
+    runtime.set_calibration(cal)
+    answer.update(
+        ok=True,
+        residual_in=round(float(cal.residual_in), 4),
+        residual_px=round(float(cal.residual_px), 3),
+        focal_source=cal.focal_source,
+        camera_height_in=round(cal.camera_height_in, 2),
+        tilt_deg=round(cal.tilt_deg, 1),
+        message=cal.warning or f"Calibrated: anchor corners agree to {cal.residual_in:.3f}\" RMS.",
+    )
+    return answer
+
+
+@router.get("/api/calibration")
+def calibration_state(runtime: RuntimeDep) -> dict[str, Any]:
+    cal = runtime.setup.calibration
+    if cal is None:
+        return {"calibrated": False}
+    return {
+        "calibrated": True,
+        "board": {"w": cal.board_in[0], "d": cal.board_in[1]},
+        "residual_in": round(float(cal.residual_in), 4),
+        "residual_px": round(float(cal.residual_px), 3),
+        "focal_source": cal.focal_source,
+        "image_size": list(cal.image_size),
+    }
+
+
+@router.post("/api/calibration/camera")
+async def calibrate_camera_route(
+    runtime: RuntimeDep,
+    settings: SettingsDep,
+    images: Annotated[list[UploadFile], File()],
+    pattern: Annotated[str, Form()],
+    size: Annotated[str, Form()],
+    square_in: Annotated[float, Form(gt=0, lt=20)],
+    marker_in: Annotated[float | None, Form(gt=0, lt=20)] = None,
+    dictionary: Annotated[str, Form()] = "DICT_4X4_1000",
+) -> dict[str, Any]:
+    """Camera intrinsics from chessboard (`size` = inner corners CxR) or ChArUco (`size` = squares CxR) photos."""
+    if len(images) > settings.max_uploads:
+        raise HTTPException(413, f"{len(images)} photos were sent; the limit is {settings.max_uploads}.")
+    kind = pattern.strip().lower()
+    if kind not in ("chessboard", "charuco"):
+        raise UploadError(f'Pattern {pattern!r} is not known; choose "chessboard" or "charuco".')
+    grid = parse_pattern(size, "The pattern size")
+    with tempfile.TemporaryDirectory(prefix="tablesight-cam-") as tmp:
+        paths = []
+        for i, up in enumerate(images):
+            data = await read_upload(up, settings.max_upload_bytes)
+            decode_image(data, up.filename or f"Photo {i + 1}")
+            safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(up.filename or "photo.jpg").name)[-60:]
+            path = Path(tmp) / f"{i + 1:02d}_{safe}"
+            path.write_bytes(data)
+            paths.append(path)
+        if kind == "chessboard":
+            fit = calibrate_chessboard(paths, grid, square_in)
+        else:
+            if marker_in is None:
+                raise UploadError("A ChArUco board needs marker_in, the side of its markers in inches.")
+            fit = calibrate_charuco(paths, grid, square_in, marker_in, dictionary)
+    camera = fit.camera
+    runtime.save_setup_file("camera.json", camera.to_json())
+    return {
+        "image_size": list(camera.image_size),
+        "rms_px": round(float(camera.rms_px), 4),
+        "fx": round(float(camera.K[0, 0]), 2),
+        "fy": round(float(camera.K[1, 1]), 2),
+        "used": [Path(n).name.split("_", 1)[-1] for n in fit.per_view_rms_px],
+        "skipped": [Path(n).name.split("_", 1)[-1] for n in fit.skipped],
+        "message": f"Camera calibrated from {len(fit.per_view_rms_px)} photos: RMS {camera.rms_px:.3f} px. "
+        "Calibrate the table again to use it.",
+    }

@@ -1,0 +1,285 @@
+"""What a running server holds: the table setup (calibration, roster, terrain, game), the live loop, replays.
+
+The setup is read at start from the flags, the recorded session's attachments and the setup folder (in
+that order of preference); the browser can change it, and every change is saved to the setup folder and
+makes the loops build a fresh pipeline.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from calibration.errors import InputError
+from rules.engine import RulesInputError, find_game
+from rules.roster import Roster, parse_roster
+from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
+from vision.session_dir import is_session_dir
+from vision.sources import CameraSource, VideoSource
+from webui.feeds import RecordingFeed, StreamFeed
+from webui.live import DetectOnly, Feed, LiveLoop, PipelineLike
+from webui.paths import SAMPLE_SESSION_DIR, confined_session
+from webui.settings import Settings
+from webui.timeline import Timeline
+
+MAX_OPEN_REPLAYS = 2
+"""Recorded sessions kept open at once on the replay page (the oldest is closed first)."""
+
+
+class SetupError(InputError):
+    """A setup file (calibration, roster, terrain) or a source that cannot be used."""
+
+
+@dataclass
+class TableSetup:
+    """The current calibration (TableCalibration or None), roster, terrain pieces and game name."""
+
+    calibration: Any = None
+    roster: Roster | None = None
+    terrain: tuple[TerrainPiece, ...] = ()
+    game: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def terrain_json(self) -> dict[str, Any]:
+        return terrain_to_json(self.terrain)
+
+
+def read_json_file(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SetupError(f"The {what} file {path} does not exist; check the path.") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise SetupError(f"The {what} file {path} cannot be read ({err}); check it.") from None
+    except json.JSONDecodeError as err:
+        raise SetupError(f"The {what} file {path} is not valid JSON (line {err.lineno}); fix it.") from None
+
+
+def load_setup_files(
+    calibration: Path | None, roster: Path | None, terrain: Path | None, game: str | None
+) -> TableSetup:
+    """A TableSetup from files (any may be None); raises InputError/RulesInputError naming the bad file."""
+    from calibration.table import load_calibration
+
+    cal = load_calibration(calibration) if calibration is not None else None
+    ros = parse_roster(read_json_file(roster, "roster"), str(roster)) if roster is not None else None
+    ter = parse_terrain(read_json_file(terrain, "terrain")) if terrain is not None else ()
+    name = game or (ros.game if ros is not None else None)
+    if name is not None:
+        name = find_game(name).name
+    return TableSetup(calibration=cal, roster=ros, terrain=ter, game=name)
+
+
+def make_pipeline(setup: TableSetup) -> PipelineLike:
+    """The full pipeline for a calibrated table; without a calibration, tags are only found (for the wizard)."""
+    with setup.lock:
+        cal, roster, terrain, game = setup.calibration, setup.roster, setup.terrain, setup.game
+    if cal is None:
+        return DetectOnly()
+    from webui.pipeline import Pipeline
+
+    return Pipeline(cal, roster, terrain, find_game(game) if game else None)
+
+
+class Runtime:
+    """The server's live loop, open replays and the live table's setup."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.sessions_dir = settings.sessions_dir.resolve()
+        self.setup_dir = settings.setup_dir
+        self.live_source = self._live_source_path()
+        self.setup = self._initial_setup()
+        self.live = LiveLoop(
+            self._open_live_feed,
+            lambda: make_pipeline(self.setup),
+            roster=lambda: self.setup.roster,
+            paced=settings.source_kind in ("sample", "replay", "video"),
+            at_end="loop" if settings.source_kind == "sample" and settings.loop_sample else "pause",
+            jpeg_quality=settings.jpeg_quality,
+            name="live",
+        )
+        self._replays: OrderedDict[str, tuple[LiveLoop, TableSetup]] = OrderedDict()
+        self._timelines: dict[str, Timeline] = {}
+        self._replay_lock = threading.Lock()
+
+    # ---- start and stop ----
+
+    def start(self) -> None:
+        self.live.start()
+
+    def stop(self) -> None:
+        self.live.stop()
+        with self._replay_lock:
+            for loop, _ in self._replays.values():
+                loop.stop()
+            self._replays.clear()
+            for timeline in self._timelines.values():
+                timeline.stop()
+            self._timelines.clear()
+
+    # ---- the live source ----
+
+    def _live_source_path(self) -> Path | None:
+        s = self.settings
+        if s.source_kind == "sample":
+            path = Path(s.source) if s.source else SAMPLE_SESSION_DIR
+            if not path.is_dir():
+                raise SetupError(f"The sample session {path} is missing; pass --camera, --video or --replay.")
+            return path
+        if s.source_kind == "replay":
+            if not s.source or not Path(s.source).is_dir():
+                raise SetupError(f"--replay {s.source} is not a folder; give a recorded session's folder.")
+            return Path(s.source)
+        if s.source_kind == "video":
+            if not s.source or not Path(s.source).is_file():
+                raise SetupError(f"--video {s.source} is not a file; give a video file's path.")
+            return Path(s.source)
+        return None
+
+    def _initial_setup(self) -> TableSetup:
+        s = self.settings
+        session = self.live_source if self.live_source is not None and self.live_source.is_dir() else None
+
+        def pick(flag: Path | None, name: str) -> Path | None:
+            if flag is not None:
+                return flag
+            if session is not None and (session / name).is_file():
+                return session / name
+            saved = self.setup_dir / name
+            return saved if saved.is_file() else None
+
+        return load_setup_files(
+            pick(s.calibration_file, "calibration.json"),
+            pick(s.roster_file, "roster.json"),
+            pick(s.terrain_file, "terrain.json"),
+            s.game,
+        )
+
+    def _open_live_feed(self) -> Feed:
+        s = self.settings
+        if s.source_kind == "camera":
+            device: int | str = int(s.source) if s.source and s.source.isdigit() else (s.source or "0")
+            return StreamFeed(CameraSource(device, skip_bad_frames=True))
+        assert self.live_source is not None
+        if s.source_kind == "video":
+            return StreamFeed(VideoSource(self.live_source, skip_bad_frames=True))
+        return RecordingFeed.open(self.live_source)
+
+    # ---- changes from the browser ----
+
+    def save_setup_file(self, name: str, obj: Any) -> None:
+        self.setup_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.setup_dir / (name + ".tmp")
+        tmp.write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(self.setup_dir / name)
+
+    def set_terrain(self, obj: Any) -> tuple[TerrainPiece, ...]:
+        pieces = parse_terrain(obj)
+        with self.setup.lock:
+            self.setup.terrain = pieces
+        self.save_setup_file("terrain.json", terrain_to_json(pieces))
+        self.live.rebuild()
+        return pieces
+
+    def set_roster(self, obj: Any) -> Roster:
+        roster = parse_roster(obj)
+        game = find_game(roster.game)
+        with self.setup.lock:
+            self.setup.roster = roster
+            self.setup.game = game.name
+        self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
+        self.live.rebuild()
+        return roster
+
+    def set_game(self, name: str) -> str:
+        game = find_game(name)
+        with self.setup.lock:
+            self.setup.game = game.name
+        self.live.rebuild()
+        return game.name
+
+    def set_calibration(self, cal: Any) -> None:
+        with self.setup.lock:
+            self.setup.calibration = cal
+        self.save_setup_file("calibration.json", cal.to_json())
+        self.live.rebuild()
+
+    # ---- replays ----
+
+    def replay(self, name: str) -> tuple[LiveLoop, TableSetup]:
+        """The replay loop of session `name` (opened, paused on its first frame, if it was not open)."""
+        path = confined_session(self.sessions_dir, name)
+        with self._replay_lock:
+            if name in self._replays:
+                self._replays.move_to_end(name)
+                return self._replays[name]
+            feed = RecordingFeed.open(path)  # raises a clear error before a loop is made
+            feed.close()
+            setup = self._session_setup(path)
+            loop = LiveLoop(
+                lambda: RecordingFeed.open(path),
+                lambda: make_pipeline(setup),
+                roster=lambda: setup.roster,
+                paced=True,
+                at_end="pause",
+                jpeg_quality=self.settings.jpeg_quality,
+                name=f"replay {name}",
+            )
+            loop.pause()
+            loop.step()
+            loop.start()
+            self._replays[name] = (loop, setup)
+            self._timelines[name] = Timeline(path, lambda: make_pipeline(setup)).start()
+            while len(self._replays) > MAX_OPEN_REPLAYS:
+                old_name, (old, _s) = self._replays.popitem(last=False)
+                old.stop()
+                self._timelines.pop(old_name).stop()
+            return loop, setup
+
+    def timeline(self, name: str) -> Timeline:
+        """The event timeline of an open replay (see `replay`)."""
+        self.replay(name)
+        with self._replay_lock:
+            return self._timelines[name]
+
+    def _session_setup(self, path: Path) -> TableSetup:
+        def att(name: str) -> Path | None:
+            p = path / name
+            return p if p.is_file() else None
+
+        try:
+            return load_setup_files(att("calibration.json"), att("roster.json"), att("terrain.json"), None)
+        except (InputError, RulesInputError) as err:
+            raise SetupError(f"Session {path.name} has a setup file that cannot be used: {err}") from None
+
+
+def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:
+    """Every recorded session (or folder of frames) directly inside the sessions folder, newest first."""
+    from webui.paths import SESSION_NAME_RE
+
+    out: list[dict[str, Any]] = []
+    if not sessions_dir.is_dir():
+        return out
+    for p in sessions_dir.iterdir():
+        if not SESSION_NAME_RE.fullmatch(p.name) or not p.is_dir():
+            continue
+        try:
+            confined_session(sessions_dir, p.name)
+        except InputError:
+            continue  # a symlink leading outside is not offered
+        info: dict[str, Any] = {"name": p.name, "recorded": is_session_dir(p), "frames": None, "duration_s": None}
+        try:
+            feed = RecordingFeed.open(p)
+            info["frames"] = len(feed)
+            info["duration_s"] = round(feed.duration_s, 2)
+        except InputError:
+            continue
+        info["mtime"] = p.stat().st_mtime
+        out.append(info)
+    out.sort(key=lambda i: -i["mtime"])
+    return out

@@ -1,0 +1,98 @@
+"""The FastAPI application: `create_app(settings)` assembles the routers, the guards and the start-up.
+
+Nothing is opened at import: the camera or recording, the setup files and the frame loop are opened in
+the lifespan and closed when the server stops. Domain errors become HTTP errors here, once: a user's
+mistake (InputError, RulesInputError) is 400 with one sentence (404 for a session that does not exist),
+a body that does not match its model is 422 with one sentence naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from calibration.errors import InputError
+from rules.engine import RulesInputError, UnknownGame
+from webui import (
+    routes_calibration,
+    routes_downloads,
+    routes_live,
+    routes_replay,
+    routes_roster,
+    routes_terrain,
+)
+from webui.paths import NoSuchSession
+from webui.runtime import Runtime
+from webui.security import BodyLimit, TokenGuard
+from webui.settings import Settings
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+def _one_sentence(err: RequestValidationError) -> str:
+    first = err.errors()[0] if err.errors() else {}
+    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "the request"
+    msg = str(first.get("msg", "is not valid"))
+    return f"{where}: {msg[0].lower() + msg[1:] if msg else 'is not valid'}; fix that field and send it again."
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """The web UI for `settings` (see Settings); the frame loop starts when the app starts serving."""
+    settings = settings.with_defaults()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runtime = Runtime(settings)
+        app.state.runtime = runtime
+        runtime.start()
+        try:
+            yield
+        finally:
+            runtime.stop()
+
+    app = FastAPI(title="Tablesight", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.settings = settings
+
+    @app.exception_handler(NoSuchSession)
+    async def _no_session(request: Request, err: NoSuchSession) -> JSONResponse:
+        return JSONResponse({"detail": str(err)}, status_code=404)
+
+    @app.exception_handler(UnknownGame)
+    async def _unknown_game(request: Request, err: UnknownGame) -> JSONResponse:
+        return JSONResponse({"detail": str(err)}, status_code=400)
+
+    @app.exception_handler(InputError)
+    async def _input(request: Request, err: InputError) -> JSONResponse:
+        return JSONResponse({"detail": str(err)}, status_code=400)
+
+    @app.exception_handler(RulesInputError)
+    async def _rules_input(request: Request, err: RulesInputError) -> JSONResponse:
+        return JSONResponse({"detail": str(err)}, status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": _one_sentence(err)}, status_code=422)
+
+    for module in (
+        routes_live,
+        routes_calibration,
+        routes_terrain,
+        routes_roster,
+        routes_replay,
+        routes_downloads,
+    ):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.add_middleware(
+        BodyLimit,
+        json_bytes=settings.max_json_bytes,
+        upload_bytes=settings.max_upload_bytes * settings.max_uploads,
+    )
+    app.add_middleware(TokenGuard, token=settings.token)
+    return app

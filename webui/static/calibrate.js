@@ -1,0 +1,82 @@
+// The calibration wizard: capture (or upload), anchors found and missing, the residual; camera intrinsics.
+const shot = document.getElementById("shot");
+const caption = document.getElementById("shot-caption");
+
+async function send(path, form) {
+  const res = await fetch(path, { method: "POST", body: form });
+  const data = await res.json().catch(() => ({ detail: `HTTP ${res.status}` }));
+  if (!res.ok) throw new Error(data.detail || `HTTP ${res.status}`);
+  return data;
+}
+
+async function loadPicture(file) {
+  const blob = file || (await (await fetch(`/api/live/frame.jpg?t=${Date.now()}`)).blob());
+  return createImageBitmap(blob);
+}
+
+function drawShot(bitmap, answer) {
+  shot.width = bitmap.width; shot.height = bitmap.height;
+  const ctx = shot.getContext("2d");
+  ctx.drawImage(bitmap, 0, 0);
+  const k = Math.max(1, bitmap.width / 1280);
+  let n = 0;
+  for (const [id, corners] of Object.entries(answer.anchor_corners || {})) {
+    ctx.beginPath();
+    corners.forEach((p, i) => (i ? ctx.lineTo(p[0], p[1]) : ctx.moveTo(p[0], p[1])));
+    ctx.closePath();
+    ctx.lineWidth = 4 * k; ctx.strokeStyle = "#00e5ff"; ctx.stroke();
+    ctx.font = `700 ${Math.round(18 * k)}px system-ui`; ctx.fillStyle = "#00e5ff";
+    ctx.fillText(`anchor ${id}`, corners[3][0], corners[3][1] - 8 * k);
+    n++;
+  }
+  shot.dataset.anchors = String(n);
+}
+
+document.getElementById("table-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const form = new FormData();
+  form.append("board", document.getElementById("board").value);
+  const file = document.getElementById("photo").files[0];
+  if (file) form.append("image", file);
+  const residual = document.getElementById("residual");
+  const msg = document.getElementById("cal-message");
+  const anchors = document.getElementById("anchors");
+  residual.textContent = ""; msg.textContent = "Working…";
+  try {
+    const bitmapPromise = loadPicture(file);
+    const a = await send("/api/calibration/table", form);
+    drawShot(await bitmapPromise, a);
+    caption.textContent = `${a.source}: ${a.image_size[0]}×${a.image_size[1]} px`;
+    anchors.innerHTML = "";
+    for (const id of a.anchors_expected) {
+      const span = document.createElement("span");
+      const found = a.anchors_found.includes(id);
+      span.className = `chip ${found ? "found" : "missing"}`;
+      span.textContent = `${id} ${found ? "found" : "missing"}`;
+      anchors.append(span);
+    }
+    if (a.ok) {
+      residual.innerHTML = `Residual <b id="residual-in">${a.residual_in.toFixed(3)}"</b> (${a.residual_px.toFixed(2)} px), camera ${a.camera_height_in}" up, tilt ${a.tilt_deg}°`;
+      residual.className = "ok";
+    } else {
+      residual.className = "bad";
+    }
+    msg.textContent = a.message;
+  } catch (err) {
+    msg.textContent = err.message;
+    msg.className = "bad";
+  }
+});
+
+document.getElementById("camera-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const out = document.getElementById("camera-result");
+  const form = new FormData(ev.target);
+  if (!document.getElementById("marker").value) form.delete("marker_in");
+  out.textContent = "Working…";
+  try {
+    const r = await send("/api/calibration/camera", form);
+    out.textContent = `${r.message} fx ${r.fx}, ${r.used.length} photos used${r.skipped.length ? ", skipped: " + r.skipped.join(", ") : ""}.`;
+    out.className = "ok";
+  } catch (err) { out.textContent = err.message; out.className = "bad"; }
+});

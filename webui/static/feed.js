@@ -1,0 +1,67 @@
+// The frame feed: a WebSocket carrying a JSON message per frame followed by that frame's JPEG (binary).
+// The newest frame wins: while a picture is being decoded, later ones replace the waiting one.
+
+export function connectFeed(wsPath, { onFrame, onStatus }) {
+  let ws = null, pendingMsg = null, waiting = null, busy = false, closed = false;
+  const url = () => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${wsPath}`;
+
+  async function drain() {
+    if (busy || !waiting) return;
+    busy = true;
+    while (waiting) {
+      const { msg, blob, received } = waiting;
+      waiting = null;
+      let bitmap = null;
+      try { bitmap = blob ? await createImageBitmap(blob) : null; } catch (e) { bitmap = null; }
+      onFrame(msg, bitmap, received);
+    }
+    busy = false;
+  }
+
+  function open() {
+    ws = new WebSocket(url());
+    ws.binaryType = "blob";
+    ws.onmessage = (ev) => {
+      const received = performance.now();
+      if (typeof ev.data === "string") {
+        const msg = JSON.parse(ev.data);
+        if (msg.type === "frame") pendingMsg = msg;
+        else if (onStatus) onStatus(msg);
+        return;
+      }
+      if (pendingMsg) {
+        waiting = { msg: pendingMsg, blob: ev.data, received };
+        pendingMsg = null;
+        drain();
+      }
+    };
+    ws.onclose = (ev) => {
+      if (closed) return;
+      if (onStatus) onStatus({ type: "status", status: "disconnected", message: ev.code === 1008 ? "The access token is missing or wrong; open the address printed when the server started." : "Lost the connection to the Tablesight server; reconnecting…" });
+      setTimeout(open, 1000);
+    };
+    ws.onopen = () => { if (onStatus) onStatus({ type: "status", status: "connected", message: "" }); };
+  }
+  open();
+  return { close() { closed = true; if (ws) ws.close(); } };
+}
+
+export async function api(path, body, method) {
+  const init = body === undefined ? { method: method || "GET" } : {
+    method: method || "POST",
+    headers: { "Content-Type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  };
+  const res = await fetch(path, init);
+  const data = await res.json().catch(() => ({ detail: `HTTP ${res.status}` }));
+  if (!res.ok) throw new Error(data.detail || `HTTP ${res.status}`);
+  return data;
+}
+
+export function banner(text, kind) {
+  const el = document.getElementById("banner");
+  if (!el) return;
+  el.hidden = !text;
+  el.textContent = text || "";
+  el.className = `banner ${kind || ""}`;
+}

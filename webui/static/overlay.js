@@ -1,0 +1,287 @@
+// Drawing the measurements: on the camera image (pixel shapes sent by the server) and on the top-down board
+// (table inches). Every draw function returns how many shapes it drew; the pages put that count on the
+// canvas as data-shapes so that a test (or a curious player) can read it.
+
+export const STYLE = {
+  "tag": { stroke: "#39ff14", width: 2 },
+  "anchor": { stroke: "#00e5ff", width: 3 },
+  "base": { width: 3 },
+  "engagement": { stroke: "#ff5050", width: 2, fill: "rgba(255,80,80,0.10)" },
+  "range-band": { stroke: "#5aa9ff", width: 2, fill: "rgba(90,169,255,0.07)", dash: [8, 6] },
+  "los-clear": { stroke: "#2ecc71", width: 3 },
+  "los-partial": { stroke: "#f1c40f", width: 3, dash: [10, 5] },
+  "los-blocked": { stroke: "#e74c3c", width: 3, dash: [4, 4] },
+  "terrain-blocking": { stroke: "#e74c3c", width: 3, fill: "rgba(231,76,60,0.30)" },
+  "drop-zone": { stroke: "#a57cff", width: 2, fill: "rgba(165,124,255,0.10)" },
+  "section": { stroke: "rgba(255,255,255,0.5)", width: 1, dash: [6, 6] },
+  "move-allowance": { stroke: "#00d2d3", width: 2, fill: "rgba(0,210,211,0.08)" },
+  "move-trail": { stroke: "#ffffff", width: 2, dash: [6, 4] },
+  "illegal": { stroke: "#ff2d2d", width: 3, fill: "rgba(255,45,45,0.25)" },
+  "too-close": { stroke: "#ff9f1a", width: 3, fill: "rgba(255,159,26,0.25)" },
+  "hex-highlight": { stroke: "#ffd32a", width: 2, fill: "rgba(255,211,42,0.15)" },
+  "hex-reachable": { stroke: "#0be881", width: 1, fill: "rgba(11,232,129,0.12)" },
+  "attack-line": { stroke: "#ff3fa4", width: 3 },
+  "wall": { stroke: "#8d5524", width: 5 },
+  "score": { stroke: "#ffd700", width: 2 },
+};
+const FALLBACK = { stroke: "#dddddd", width: 2 };
+
+function styleOf(name) { return STYLE[name] || FALLBACK; }
+
+function path(ctx, pts, closed) {
+  ctx.beginPath();
+  pts.forEach((p, i) => (i ? ctx.lineTo(p[0], p[1]) : ctx.moveTo(p[0], p[1])));
+  if (closed) ctx.closePath();
+}
+
+function label(ctx, text, at, colour, px) {
+  if (!text || !at) return;
+  ctx.font = `600 ${px}px system-ui, sans-serif`;
+  const w = ctx.measureText(text).width;
+  ctx.fillStyle = "rgba(0,0,0,0.65)";
+  ctx.fillRect(at[0] - w / 2 - 4, at[1] - px - 2, w + 8, px + 6);
+  ctx.fillStyle = colour || "#fff";
+  ctx.textAlign = "center";
+  ctx.fillText(text, at[0], at[1]);
+}
+
+function badge(ctx, text, at, colour, px) {
+  ctx.font = `700 ${px}px system-ui, sans-serif`;
+  const w = ctx.measureText(text).width;
+  ctx.fillStyle = colour;
+  const h = px + 8;
+  ctx.beginPath();
+  ctx.roundRect(at[0] - w / 2 - 8, at[1] - h / 2, w + 16, h, h / 2);
+  ctx.fill();
+  ctx.fillStyle = "#000";
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  ctx.fillText(text, at[0], at[1] + 1);
+  ctx.textBaseline = "alphabetic";
+}
+
+// One pixel shape from the server (see webui/frame_message.py for the keys). `k` scales line widths.
+function drawPixelShape(ctx, s, k, selected) {
+  const st = styleOf(s.s);
+  ctx.setLineDash((st.dash || []).map((d) => d * k));
+  ctx.lineWidth = (st.width || 2) * k;
+  const stroke = s.s === "base" ? s.col : st.stroke;
+  ctx.strokeStyle = stroke;
+  const fontPx = Math.round(14 * k);
+  if (s.k === "tag") {
+    path(ctx, s.p, true);
+    ctx.stroke();
+    // corner 3 (top-left of the upright bitmap) marked, so the tag's turn can be read
+    ctx.fillStyle = stroke;
+    ctx.fillRect(s.p[3][0] - 2 * k, s.p[3][1] - 2 * k, 4 * k, 4 * k);
+    if (s.s === "anchor") label(ctx, `anchor ${s.id}`, [s.p[2][0], s.p[2][1] - 4 * k], st.stroke, fontPx);
+  } else if (s.k === "poly") {
+    path(ctx, s.p, s.c);
+    if (s.c && (st.fill || s.s === "base")) {
+      ctx.fillStyle = s.s === "base" ? hexAlpha(s.col, selected === s.u ? 0.35 : 0.18) : st.fill;
+      ctx.fill();
+    }
+    if (s.s === "base" && selected === s.u) ctx.lineWidth = 6 * k;
+    ctx.stroke();
+    if (s.s === "base") label(ctx, s.l, s.a, "#fff", fontPx);
+    else if (s.l) label(ctx, s.l, s.a, st.stroke, fontPx);
+  } else if (s.k === "ring") {
+    path(ctx, s.p, true);
+    if (s.q && s.q.length) {
+      const inner = [...s.q].reverse();
+      inner.forEach((p, i) => (i ? ctx.lineTo(p[0], p[1]) : ctx.moveTo(p[0], p[1])));
+      ctx.closePath();
+    }
+    if (st.fill) { ctx.fillStyle = st.fill; ctx.fill("evenodd"); }
+    path(ctx, s.p, true); ctx.stroke();
+    if (s.q && s.q.length) { path(ctx, s.q, true); ctx.stroke(); }
+    if (s.l) label(ctx, s.l, s.a, st.stroke, fontPx);
+  } else if (s.k === "label") {
+    label(ctx, s.l, s.a, st.stroke, fontPx);
+  } else if (s.k === "badge") {
+    badge(ctx, s.l, s.a, st.stroke, fontPx);
+  } else {
+    return 0;
+  }
+  ctx.setLineDash([]);
+  return 1;
+}
+
+export function hexAlpha(hex, a) {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex || "");
+  if (!m) return `rgba(160,160,160,${a})`;
+  return `rgba(${parseInt(m[1], 16)},${parseInt(m[2], 16)},${parseInt(m[3], 16)},${a})`;
+}
+
+// The camera canvas: the frame's picture, then every pixel shape. Returns the number of shapes drawn.
+export function drawCamera(canvas, bitmap, msg, extraShapes = []) {
+  const ctx = canvas.getContext("2d");
+  if (bitmap && (canvas.width !== bitmap.width || canvas.height !== bitmap.height)) {
+    canvas.width = bitmap.width;
+    canvas.height = bitmap.height;
+  }
+  if (bitmap) ctx.drawImage(bitmap, 0, 0);
+  else { ctx.fillStyle = "#111"; ctx.fillRect(0, 0, canvas.width, canvas.height); }
+  const k = Math.max(1, canvas.width / 1280);
+  let n = 0;
+  const shapes = (msg && msg.image_shapes) || [];
+  // Areas first, then lines, then bases and tags, then labels and badges on top.
+  const order = (s) => (s.k === "badge" ? 4 : s.k === "tag" ? 3 : s.s === "base" ? 2 : s.k === "ring" || (s.k === "poly" && s.c) ? 0 : 1);
+  const all = [...shapes, ...extraShapes].sort((a, b) => order(a) - order(b));
+  for (const s of all) n += drawPixelShape(ctx, s, k, msg ? msg.selected : null);
+  canvas.dataset.shapes = String(n);
+  canvas.dataset.frame = String(msg ? msg.frame_index : -1);
+  return n;
+}
+
+// ---- the top-down board -------------------------------------------------------------------------------
+
+export const BOARD_MARGIN_IN = 3.5;
+
+export function boardView(canvas, board) {
+  const w = (board && board.w) || 30, d = (board && board.d) || 22;
+  const span = w + 2 * BOARD_MARGIN_IN, depth = d + 2 * BOARD_MARGIN_IN;
+  const scale = Math.min(canvas.width / span, canvas.height / depth);
+  const ox = (canvas.width - span * scale) / 2 + BOARD_MARGIN_IN * scale;
+  const oy = (canvas.height - depth * scale) / 2 + BOARD_MARGIN_IN * scale;
+  return {
+    w, d, scale,
+    // table inches (x right, y away from the players: up on the screen) -> canvas px
+    toPx: (x, y) => [ox + x * scale, oy + (d - y) * scale],
+    toIn: (px, py) => [(px - ox) / scale, d - (py - oy) / scale],
+  };
+}
+
+function circlePts(cx, cy, r, n = 48) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push([cx + r * Math.cos((2 * Math.PI * i) / n), cy + r * Math.sin((2 * Math.PI * i) / n)]);
+  return out;
+}
+
+export function drawTerrainPieces(ctx, view, pieces, highlight) {
+  let n = 0;
+  for (const p of pieces || []) {
+    const pts = p.polygon.map(([x, y]) => view.toPx(x, y));
+    path(ctx, pts, true);
+    const kinds = Array.isArray(p.kind) ? p.kind : [p.kind];
+    const blocking = kinds.includes("blocking");
+    ctx.fillStyle = blocking ? "rgba(120,120,130,0.75)" : kinds.includes("obscuring") ? "rgba(60,140,70,0.55)" : "rgba(150,120,80,0.5)";
+    ctx.fill();
+    ctx.lineWidth = highlight === p.name ? 4 : 1.5;
+    ctx.strokeStyle = highlight === p.name ? "#ffd32a" : "#222";
+    ctx.setLineDash([]);
+    ctx.stroke();
+    const c = pts.reduce((a, b) => [a[0] + b[0] / pts.length, a[1] + b[1] / pts.length], [0, 0]);
+    label(ctx, `${p.name} ${p.height_in}"`, [c[0], c[1] + 5], "#fff", 12);
+    n++;
+  }
+  return n;
+}
+
+export function drawBoardBase(ctx, view) {
+  ctx.fillStyle = "#1d2b1f";
+  ctx.fillRect(0, 0, ctx.canvas.width, ctx.canvas.height);
+  const [x0, y0] = view.toPx(0, view.d);
+  ctx.fillStyle = "#3d5a3f";
+  ctx.fillRect(x0, y0, view.w * view.scale, view.d * view.scale);
+  ctx.strokeStyle = "rgba(255,255,255,0.12)";
+  ctx.lineWidth = 1;
+  for (let x = 0; x <= view.w; x += 1) { const a = view.toPx(x, 0), b = view.toPx(x, view.d); ctx.beginPath(); ctx.moveTo(a[0], a[1]); ctx.lineTo(b[0], b[1]); ctx.stroke(); }
+  for (let y = 0; y <= view.d; y += 1) { const a = view.toPx(0, y), b = view.toPx(view.w, y); ctx.beginPath(); ctx.moveTo(a[0], a[1]); ctx.lineTo(b[0], b[1]); ctx.stroke(); }
+  ctx.strokeStyle = "#ddd";
+  ctx.strokeRect(x0, y0, view.w * view.scale, view.d * view.scale);
+}
+
+function drawInchOverlay(ctx, view, ov) {
+  const st = styleOf(ov.style);
+  const k = 1;
+  ctx.setLineDash(st.dash || []);
+  ctx.lineWidth = (st.width || 2) * k;
+  ctx.strokeStyle = st.stroke;
+  const pts = (ov.points || []).map(([x, y]) => view.toPx(x, y));
+  if (!pts.length) return 0;
+  let at = pts[0];
+  if (ov.shape === "circle" || ov.shape === "ring") {
+    const [cx, cy] = ov.points[0];
+    const outer = circlePts(cx, cy, ov.radius).map(([x, y]) => view.toPx(x, y));
+    path(ctx, outer, true);
+    if (ov.shape === "ring" && ov.inner > 0) {
+      const inner = circlePts(cx, cy, ov.inner).map(([x, y]) => view.toPx(x, y)).reverse();
+      inner.forEach((p, i) => (i ? ctx.lineTo(p[0], p[1]) : ctx.moveTo(p[0], p[1])));
+      ctx.closePath();
+    }
+    if (st.fill) { ctx.fillStyle = st.fill; ctx.fill("evenodd"); }
+    path(ctx, outer, true); ctx.stroke();
+    at = outer[12];
+  } else if (ov.shape === "label") {
+    label(ctx, ov.label, at, st.stroke, 12);
+    ctx.setLineDash([]);
+    return 1;
+  } else {
+    const closed = ov.shape === "polygon";
+    path(ctx, pts, closed);
+    if (closed && st.fill) { ctx.fillStyle = st.fill; ctx.fill(); }
+    ctx.stroke();
+    at = pts.length === 2 ? [(pts[0][0] + pts[1][0]) / 2, (pts[0][1] + pts[1][1]) / 2] : pts[0];
+  }
+  ctx.setLineDash([]);
+  if (ov.label) label(ctx, ov.label, at, st.stroke, 12);
+  return 1;
+}
+
+// The board canvas: terrain, overlays in inches, the bases coloured by owner. Returns the shapes drawn.
+export function drawBoard(canvas, msg, terrain, extraOverlays = []) {
+  const ctx = canvas.getContext("2d");
+  const view = boardView(canvas, msg && msg.board && msg.board.w ? msg.board : null);
+  drawBoardBase(ctx, view);
+  let n = drawTerrainPieces(ctx, view, terrain);
+  const overlays = [...((msg && msg.overlays) || []), ...extraOverlays];
+  const order = (o) => (o.shape === "polygon" || o.shape === "circle" || o.shape === "ring" ? 0 : 1);
+  for (const ov of [...overlays].sort((a, b) => order(a) - order(b))) n += drawInchOverlay(ctx, view, ov);
+  for (const u of (msg && msg.units) || []) {
+    const [px, py] = view.toPx(u.x, u.y);
+    ctx.beginPath();
+    ctx.arc(px, py, Math.max(3, u.radius_in * view.scale), 0, 2 * Math.PI);
+    ctx.fillStyle = hexAlpha(u.colour, 0.85);
+    ctx.fill();
+    ctx.lineWidth = msg.selected === u.tag ? 4 : 1.5;
+    ctx.strokeStyle = msg.selected === u.tag ? "#fff" : "#111";
+    ctx.stroke();
+    const a = ((u.yaw_deg || 0) * Math.PI) / 180;
+    ctx.beginPath();
+    ctx.moveTo(px, py);
+    ctx.lineTo(px + Math.cos(a) * u.radius_in * view.scale, py - Math.sin(a) * u.radius_in * view.scale);
+    ctx.strokeStyle = "#111"; ctx.lineWidth = 2; ctx.stroke();
+    label(ctx, String(u.tag), [px, py - u.radius_in * view.scale - 4], "#fff", 11);
+    n++;
+  }
+  canvas.dataset.shapes = String(n);
+  return { n, view };
+}
+
+// Which unit is under a click on the camera canvas (pixel shapes of style "base"), or null.
+export function unitAtPixel(msg, x, y) {
+  for (const s of (msg && msg.image_shapes) || []) {
+    if (s.s === "base" && s.k === "poly" && inside(s.p, x, y)) return s.u;
+  }
+  return null;
+}
+
+// Which unit is under a click on the board (inches), or null.
+export function unitAtInches(msg, x, y) {
+  let best = null, bestD = Infinity;
+  for (const u of (msg && msg.units) || []) {
+    const d = Math.hypot(u.x - x, u.y - y);
+    if (d <= u.radius_in + 0.25 && d < bestD) { best = u.tag; bestD = d; }
+  }
+  return best;
+}
+
+export function inside(poly, x, y) {
+  let c = false;
+  for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+    const [xi, yi] = poly[i], [xj, yj] = poly[j];
+    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) c = !c;
+  }
+  return c;
+}

@@ -1,0 +1,76 @@
+// The replay page: the same table view, plus a timeline with the events marked, play/pause, speed, seek.
+import { startTableView, eventClass } from "/static/table_view.js";
+import { api, banner } from "/static/feed.js";
+
+const MARK_COLOURS = { move: "#ffffff", illegal: "#ff2d2d", "too-close": "#ff9f1a", legal: "#2ecc71" };
+
+export function startReplay({ wsPath, name }) {
+  const base = `/api/replay/${encodeURIComponent(name)}`;
+  const seek = document.getElementById("seek");
+  const marks = document.getElementById("marks");
+  const play = document.getElementById("play");
+  const stateEl = document.getElementById("timeline-state");
+  let playing = false, dragging = false, timeline = null, frames = 0;
+
+  const control = (body) => api(`${base}/control`, body).catch((err) => banner(err.message, "bad"));
+
+  startTableView({
+    wsPath,
+    selectPath: `${base}/select`,
+    askPath: null,
+    onFrame(msg, status) {
+      if (msg) {
+        if (!dragging) seek.value = String(msg.frame_index);
+        seek.dataset.frame = String(msg.frame_index);
+        if (msg.status) setPlaying(msg.status.playing);
+      } else if (status && status.playing !== undefined) {
+        setPlaying(status.playing);
+      }
+    },
+  });
+
+  function setPlaying(p) { playing = !!p; play.textContent = playing ? "Pause" : "Play"; }
+
+  play.addEventListener("click", () => { control({ action: playing ? "pause" : "play" }); setPlaying(!playing); });
+  document.getElementById("step").addEventListener("click", () => control({ action: "step" }));
+  document.getElementById("speed").addEventListener("change", (ev) => control({ action: "speed", speed: Number(ev.target.value) }));
+  seek.addEventListener("input", () => { dragging = true; });
+  seek.addEventListener("change", () => { dragging = false; control({ action: "seek", frame: Number(seek.value) }); });
+
+  function drawMarks() {
+    const ctx = marks.getContext("2d");
+    marks.width = marks.clientWidth || marks.width;
+    ctx.clearRect(0, 0, marks.width, marks.height);
+    ctx.fillStyle = "#333"; ctx.fillRect(0, 0, marks.width, marks.height);
+    if (!timeline || !frames) return;
+    let n = 0;
+    for (const e of timeline.events) {
+      const x = (e.frame / Math.max(1, frames - 1)) * (marks.width - 2) + 1;
+      const cls = e.type === "move" ? "move" : eventClass(e);
+      ctx.fillStyle = MARK_COLOURS[cls] || "#5aa9ff";
+      ctx.fillRect(x - 1, 2, 3, marks.height - 4);
+      n++;
+    }
+    const done = (timeline.scanned / Math.max(1, frames)) * marks.width;
+    ctx.fillStyle = "rgba(90,169,255,0.5)"; ctx.fillRect(0, marks.height - 2, done, 2);
+    marks.dataset.marks = String(n);
+  }
+  marks.addEventListener("click", (ev) => {
+    const r = marks.getBoundingClientRect();
+    const f = Math.round(((ev.clientX - r.left) / r.width) * Math.max(0, frames - 1));
+    control({ action: "seek", frame: f });
+  });
+
+  async function poll() {
+    try {
+      const info = await api(base);
+      frames = info.frames || info.timeline.frames || 0;
+      seek.max = String(Math.max(0, frames - 1));
+      timeline = info.timeline;
+      stateEl.textContent = timeline.complete ? `${timeline.events.length} events` : timeline.error ? timeline.error : `scanning ${timeline.scanned}/${timeline.frames}…`;
+      drawMarks();
+      if (!timeline.complete && !timeline.error) setTimeout(poll, 1000);
+    } catch (err) { banner(err.message, "bad"); }
+  }
+  poll();
+}

@@ -1,0 +1,61 @@
+// The roster editor: tag id -> unit, profile, owner and base; the game checks the army.
+import { api } from "/static/feed.js";
+
+const body = document.querySelector("#roster-table tbody");
+const msg = document.getElementById("roster-msg");
+const COLS = [["tag", "number"], ["name", "text"], ["profile", "text"], ["owner", "text"], ["base_mm", "number"], ["base_height_in", "number"]];
+
+function addRow(u = {}) {
+  const tr = document.createElement("tr");
+  for (const [key, type] of COLS) {
+    const td = document.createElement("td");
+    const input = document.createElement("input");
+    input.type = type; input.dataset.key = key; input.value = u[key] ?? (key === "base_mm" ? 32 : key === "base_height_in" ? 0.125 : "");
+    if (type === "number") input.step = "any";
+    td.append(input); tr.append(td);
+  }
+  const td = document.createElement("td");
+  const del = document.createElement("button");
+  del.type = "button"; del.textContent = "✕"; del.title = "remove";
+  del.addEventListener("click", () => tr.remove());
+  td.append(del); tr.append(td);
+  tr.dataset.extra = JSON.stringify(Object.fromEntries(Object.entries(u).filter(([k]) => !COLS.some(([c]) => c === k))));
+  body.append(tr);
+}
+
+function roster() {
+  const units = [...body.querySelectorAll("tr")].map((tr) => {
+    const u = JSON.parse(tr.dataset.extra || "{}");
+    for (const input of tr.querySelectorAll("input")) {
+      const key = input.dataset.key;
+      if (input.value === "") continue;
+      u[key] = input.type === "number" ? Number(input.value) : input.value;
+    }
+    return u;
+  });
+  return { game: document.getElementById("rgame").value, units };
+}
+
+function show(r, verb) {
+  msg.className = "ok";
+  msg.textContent = `${verb}: ${r.units} units for ${r.owners.join(" and ")}.`;
+  document.getElementById("army").textContent = JSON.stringify(r.army, null, 2);
+}
+
+document.getElementById("add").addEventListener("click", () => addRow());
+document.getElementById("check").addEventListener("click", async () => {
+  try { show(await api("/api/roster/check", roster()), "Army is valid"); } catch (err) { msg.className = "bad"; msg.textContent = err.message; }
+});
+document.getElementById("rsave").addEventListener("click", async () => {
+  try { show(await api("/api/roster", roster(), "PUT"), "Saved"); } catch (err) { msg.className = "bad"; msg.textContent = err.message; }
+});
+
+(async () => {
+  const setup = await api("/api/setup");
+  const sel = document.getElementById("rgame");
+  for (const g of setup.games) { const o = document.createElement("option"); o.value = g; o.textContent = g; sel.append(o); }
+  const r = setup.roster;
+  sel.value = (r && r.game) || setup.game || setup.games[0] || "";
+  for (const u of (r && r.units) || []) addRow(u);
+  if (!r) addRow();
+})();

@@ -1,0 +1,133 @@
+// The camera canvas, the board canvas, the side panel and the clicks: shared by the live and replay pages.
+import { drawCamera, drawBoard, boardView, unitAtPixel, unitAtInches } from "/static/overlay.js";
+import { connectFeed, api, banner } from "/static/feed.js";
+
+const EVENT_LIMIT = 200;
+
+function describeEvent(e) {
+  if (e.type === "move") return `tag ${e.tag} moved ${Number(e.length_in).toFixed(2)}" ± ${Number(e.pm_in || 0).toFixed(2)}`;
+  if (e.type === "verdict") return `${e.outcome}: ${e.message}`;
+  if (e.message) return `${e.type}: ${e.message}`;
+  return `${e.type}${e.tag !== undefined ? " tag " + e.tag : ""}`;
+}
+
+export function eventClass(e) {
+  if (e.type === "verdict" || e.outcome) return e.outcome === "illegal" ? "illegal" : e.outcome === "too close to call" ? "too-close" : "legal";
+  return e.type || "";
+}
+
+export function startTableView({ wsPath, selectPath, askPath, eventsPath, onFrame }) {
+  const camera = document.getElementById("camera");
+  const board = document.getElementById("board");
+  const events = document.getElementById("events");
+  const state = { msg: null, terrain: [], answer: null, selected: null, bitmapSize: null };
+  window.tablesight = state;
+
+  async function loadTerrain() {
+    try { state.terrain = (await api("/api/terrain")).pieces || []; } catch (e) { state.terrain = []; }
+  }
+  loadTerrain();
+  if (eventsPath) api(eventsPath).then((r) => addEvents(r.events || [])).catch(() => {});
+
+  const seen = new Set();
+  function addEvents(list) {
+    for (const e of list) {
+      const key = `${e.frame}|${e.type}|${e.tag}|${e.rule}|${e.unit}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const li = document.createElement("li");
+      li.className = eventClass(e);
+      li.dataset.frame = e.frame;
+      li.textContent = `#${e.frame} ${describeEvent(e)}`;
+      events.prepend(li);
+    }
+    while (events.children.length > EVENT_LIMIT) events.lastChild.remove();
+  }
+
+  let lastBitmap = null;
+  function redraw(bitmap) {
+    if (bitmap && bitmap !== lastBitmap) { if (lastBitmap) lastBitmap.close(); lastBitmap = bitmap; }
+    bitmap = bitmap || lastBitmap;
+    const msg = state.msg;
+    const extra = state.answer ? state.answer.image_shapes || [] : [];
+    drawCamera(camera, bitmap, msg, extra);
+    drawBoard(board, msg, state.terrain, state.answer ? state.answer.overlays || [] : []);
+  }
+
+  connectFeed(wsPath, {
+    onFrame(msg, bitmap, received) {
+      state.msg = msg;
+      if (state.answer && msg.selected !== state.answer.unit) state.answer = null;
+      state.selected = msg.selected;
+      redraw(bitmap);
+      const st = msg.status || {};
+      document.getElementById("fps").textContent = st.fps !== undefined ? st.fps.toFixed(1) : "–";
+      const drawMs = performance.now() - received;
+      document.getElementById("latency").textContent = `${(st.latency_ms || 0).toFixed(0)} + ${drawMs.toFixed(0)}`;
+      document.getElementById("frame").textContent = msg.frame_index;
+      document.getElementById("watchers").textContent = st.watchers ?? "–";
+      document.getElementById("board-size").textContent = msg.board && msg.board.w ? `${msg.board.w}" × ${msg.board.d}"` : "(not calibrated)";
+      document.getElementById("status-line").textContent = msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only";
+      if (msg.events && msg.events.length) addEvents(msg.events);
+      const bad = (msg.verdicts || []).filter((v) => v.outcome === "illegal" || v.outcome === "too close to call");
+      if (bad.length) addEvents(bad.map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })));
+      if (!["lost", "error"].includes(st.status)) banner("");
+      if (onFrame) onFrame(msg);
+    },
+    onStatus(msg) {
+      if (msg.status === "lost" || msg.status === "error" || msg.status === "disconnected") banner(msg.message || "The camera is lost.", "bad");
+      else if (msg.status === "ended") banner("The recording has ended.", "info");
+      else if (msg.status === "ok" || msg.status === "connected") banner("");
+      if (onFrame && msg.status) onFrame(null, msg);
+    },
+  });
+
+  async function click(unit) {
+    const sel = state.msg ? state.msg.selected : null;
+    const text = document.getElementById("selected-text");
+    const answerEl = document.getElementById("answer");
+    try {
+      if (unit === null || unit === sel) {
+        state.answer = null; answerEl.innerHTML = "";
+        await api(selectPath, { unit: null });
+        text.textContent = "Click a unit to select it, then click a target.";
+      } else if (sel === null || sel === undefined || !askPath) {
+        state.answer = null; answerEl.innerHTML = "";
+        await api(selectPath, { unit });
+        const u = (state.msg.units || []).find((x) => x.tag === unit);
+        text.textContent = `Selected ${u ? u.name : "tag " + unit} (tag ${unit}${u && u.owner ? ", " + u.owner : ""}). Click a target.`;
+      } else {
+        const a = await api(askPath, { unit: sel, target: unit });
+        state.answer = a;
+        answerEl.innerHTML = "";
+        const rows = [
+          ["Target", `tag ${a.target}`],
+          ["Range (edge to edge)", `${a.range_in.toFixed(2)}" ± ${a.pm_in.toFixed(2)}"`],
+          ["Line of sight", a.los + (a.blockers.length ? ` (${a.blockers.join(", ")})` : "")],
+          ["To hit", a.to_hit === null || a.to_hit === undefined ? "—" : String(a.to_hit)],
+        ];
+        const dl = document.createElement("dl");
+        dl.id = "answer-table";
+        for (const [k, v] of rows) { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = v; dl.append(dt, dd); }
+        answerEl.append(dl);
+        for (const v of a.verdicts || []) { const p = document.createElement("p"); p.className = eventClass(v); p.textContent = v.message; answerEl.append(p); }
+        redraw(null);
+      }
+    } catch (err) {
+      text.textContent = err.message;
+    }
+  }
+
+  camera.addEventListener("click", (ev) => {
+    const r = camera.getBoundingClientRect();
+    const x = ((ev.clientX - r.left) * camera.width) / r.width, y = ((ev.clientY - r.top) * camera.height) / r.height;
+    click(unitAtPixel(state.msg, x, y));
+  });
+  board.addEventListener("click", (ev) => {
+    const r = board.getBoundingClientRect();
+    const view = boardView(board, state.msg && state.msg.board && state.msg.board.w ? state.msg.board : null);
+    const [x, y] = view.toIn(((ev.clientX - r.left) * board.width) / r.width, ((ev.clientY - r.top) * board.height) / r.height);
+    click(unitAtInches(state.msg, x, y));
+  });
+  return state;
+}

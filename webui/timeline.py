@@ -1,0 +1,76 @@
+"""A recorded session's timeline: every event and ruling, found by running the pipeline once over the whole
+recording on a background thread, so that the replay page can mark them before they are played."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from calibration.errors import InputError
+from webui.feeds import RecordingFeed
+from webui.live import PipelineLike
+
+
+class Timeline:
+    """Events of a recording (by frame), filled in by a scan thread; `snapshot()` is safe at any time."""
+
+    def __init__(self, path: Path, make_pipeline: Callable[[], PipelineLike]) -> None:
+        self.path = path
+        self._make_pipeline = make_pipeline
+        self._lock = threading.Lock()
+        self._events: list[dict[str, Any]] = []
+        self._times: list[float] = []
+        self._scanned = 0
+        self._frames = 0
+        self._error: str | None = None
+        self._done = False
+        self._stop = False
+        self._thread = threading.Thread(target=self._scan, name=f"timeline {path.name}", daemon=True)
+
+    def start(self) -> Timeline:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop = True
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _scan(self) -> None:
+        try:
+            feed = RecordingFeed.open(self.path)
+            with self._lock:
+                self._frames = len(feed)
+                self._times = [round(t - feed.times[0], 3) for t in feed.times]
+            pipeline = self._make_pipeline()
+            while not self._stop:
+                frame = feed.read()
+                if frame is None:
+                    break
+                result = pipeline.process(frame)
+                found = []
+                for e in getattr(result, "events", None) or ():
+                    found.append({"frame": int(frame.index), **dict(e)})
+                for v in getattr(result, "verdicts", None) or ():
+                    if v.get("outcome") in ("illegal", "too close to call"):
+                        found.append({"type": "verdict", "frame": int(frame.index), **dict(v)})
+                with self._lock:
+                    self._events.extend(found)
+                    self._scanned += 1
+        except InputError as err:
+            self._error = str(err)
+        finally:
+            self._done = True
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "frames": self._frames,
+                "times": list(self._times),
+                "scanned": self._scanned,
+                "complete": self._done and self._error is None,
+                "error": self._error,
+                "events": list(self._events),
+            }
