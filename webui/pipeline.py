@@ -1,0 +1,277 @@
+"""One frame's path: detect tags -> map to table inches -> track -> rule -> overlays (DESIGN.md).
+
+`Pipeline.process(frame)` returns a `FrameResult`: the tags, the base fixes, the tracker's events (as JSON),
+the game's verdicts on them (as JSON), and overlay shapes in table inches. Every stage is timed.
+
+Heights: a base's tag is measured on its own plane. The pipeline first measures it at the base's height
+above the table; if that puts the base on an elevated terrain piece (a ruin floor), it measures it again
+on that floor (piece height + base height), so a unit 3" up lands where it really stands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import shapely
+
+from calibration.table import TableCalibration
+from rules.engine import Action, Game, Outcome, Placement, RulesInputError, Shape, UnitId
+from rules.roster import Roster
+from rules.terrain import TerrainPiece, place_terrain, terrain_to_json
+from vision.positions import BaseFix, measure_bases, smallest_tag_px
+from vision.tags import TagObservation, detect_tags, gray_frame
+from vision.tracker import Tracker, TrackState
+
+DEFAULT_BASE_HEIGHT_IN = 0.125
+"""Tag face above the table for a tag not in the roster, inches."""
+SMALLEST_TAG_IN = 0.5
+"""The smallest base tag we expect (a 25 mm base), inches; it sets the detector's decimation."""
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """What one frame gave. Positions and overlays are table inches; `image` is the BGR frame."""
+
+    frame_index: int
+    t: float
+    image: np.ndarray
+    tags: tuple[TagObservation, ...]
+    fixes: tuple[BaseFix, ...]
+    events: tuple[dict[str, Any], ...]
+    verdicts: tuple[dict[str, Any], ...]
+    overlays: tuple[dict[str, Any], ...]
+    board: Mapping[str, float]
+    calibration: TableCalibration
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+    def project_to_image(self, points_in: np.ndarray) -> np.ndarray:
+        """Table points (N, 3) inches -> image pixels (N, 2)."""
+        return self.calibration.table_to_image(np.asarray(points_in, dtype=np.float64).reshape(-1, 3))
+
+
+def default_setup(roster: Roster | None, terrain: Sequence[TerrainPiece]) -> dict[str, Any]:
+    """The setup object a game starts from when the session gives none: the roster and the terrain."""
+    setup: dict[str, Any] = {"terrain": terrain_to_json(tuple(terrain))}
+    if roster is not None:
+        setup["roster"] = roster.to_json()
+    return setup
+
+
+class Pipeline:
+    """The live pipeline for one calibrated table. Not thread-safe: one loop drives it.
+
+    game_setup: the game's setup object (docs/scenarios/<game>.md); default: roster + terrain. If the game
+    cannot start from it, the pipeline still measures and tracks, and says why in `status`.
+    """
+
+    def __init__(
+        self,
+        calibration: TableCalibration,
+        roster: Roster | None = None,
+        terrain: Sequence[TerrainPiece] = (),
+        game: Game | None = None,
+        game_setup: Mapping[str, Any] | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.calibration = calibration
+        self.roster = roster
+        self.terrain = tuple(terrain)
+        self.game = game
+        self.rng = random.Random(seed)
+        self.tracker = Tracker(known_tags=self._known_tags())
+        w, h = calibration.board_in
+        self.board = {"w": float(w), "d": float(h)}
+        self.min_tag_px = float(smallest_tag_px(calibration, SMALLEST_TAG_IN, 0.0))
+        self.state: Any = None
+        self.status = "measuring only: no game chosen" if game is None else ""
+        if game is not None:
+            try:
+                self.state = game.new_state(dict(game_setup) if game_setup else default_setup(roster, terrain))
+            except RulesInputError as err:
+                self.status = f"measuring only: {err}"
+        self.positions: dict[UnitId, Placement] = {}
+        self._terrain_tags = {p.tag for p in self.terrain if p.tag is not None}
+
+    def _known_tags(self) -> frozenset[int] | None:
+        known: set[int] = set()
+        if self.roster is not None:
+            known |= set(self.roster.units)
+        known |= {p.tag for p in self.terrain if p.tag is not None}
+        return frozenset(known) if self.roster is not None else None
+
+    # ------------------------------------------------------------------------------------------ heights
+    def _base_height(self, tag: int) -> float:
+        unit = self.roster.units.get(tag) if self.roster is not None else None
+        return unit.base_height_in if unit is not None else DEFAULT_BASE_HEIGHT_IN
+
+    def _offsets(self) -> dict[int, tuple[float, float]]:
+        if self.roster is None:
+            return {}
+        return {t: u.tag_offset_in for t, u in self.roster.units.items()}
+
+    def _floor_at(self, pieces: Sequence[TerrainPiece], x: float, y: float) -> float:
+        """The highest elevated floor under (x, y), inches (0 on the table)."""
+        point = shapely.Point(x, y)
+        floors = [p.height_in for p in pieces if "elevated" in p.kinds and p.shape.covers(point)]
+        return max(floors, default=0.0)
+
+    def measure(self, tags: Sequence[TagObservation]) -> tuple[BaseFix, ...]:
+        """Base fixes on each tag's own plane: base height, then the floor it turns out to stand on."""
+        ids = [t.id for t in tags if t.id not in self.calibration.layout.anchors]
+        heights = {i: self._base_height(i) for i in ids}
+        for piece in self.terrain:  # a terrain piece's tag sits on its top
+            if piece.tag is not None:
+                heights[piece.tag] = piece.height_in
+        offsets = self._offsets()
+        fixes = measure_bases(tags, self.calibration, heights, offsets)
+        terrain_now = place_terrain(self.terrain, {f.tag: Placement(f.tag, f.x, f.y, yaw_deg=f.yaw_deg) for f in fixes})
+        if not any("elevated" in p.kinds for p in terrain_now):
+            return tuple(fixes)
+        raised = dict(heights)
+        for fix in fixes:
+            if fix.tag in self._terrain_tags:
+                continue
+            floor = self._floor_at(terrain_now, fix.x, fix.y)
+            if floor > 0:
+                raised[fix.tag] = floor + self._base_height(fix.tag)
+        if raised == heights:
+            return tuple(fixes)
+        return tuple(measure_bases(tags, self.calibration, raised, offsets))
+
+    # ------------------------------------------------------------------------------------------ positions
+    def _placements(self) -> dict[UnitId, Placement]:
+        """Units on the table now, from the tracker (settled positions; a lifted base is not on the table)."""
+        out: dict[UnitId, Placement] = {}
+        for tag, view in self.tracker.tracks.items():
+            if tag in self._terrain_tags or view.state is TrackState.LIFTED:
+                continue
+            if self.roster is not None and tag not in self.roster.units:
+                continue
+            z = max(0.0, view.z - self._base_height(tag))
+            out[tag] = Placement(tag, view.x, view.y, z, view.pm, view.yaw_deg)
+        return out
+
+    # ------------------------------------------------------------------------------------------ rules
+    def _action_for(self, event: Mapping[str, Any], before: Mapping[UnitId, Placement]) -> Action | None:
+        """The game action a tracker event stands for (None when the game has nothing to rule)."""
+        assert self.game is not None
+        tag = int(event["tag"])
+        kind = event.get("type")
+        if self.game.name == "valknut" and kind == "move":
+            from rules.valknut import action_from_move_event
+
+            return action_from_move_event(event, self.state, before)
+        if self.game.name == "valknut" and kind == "placed" and getattr(self.state, "phase", "") == "deploy":
+            return Action("deploy", tag, {"to": list(event["at_in"])})
+        if self.game.board == "hex" and kind in ("placed", "move"):
+            return Action("place", tag, {"at": list(event["to_in"] if kind == "move" else event["at_in"])})
+        if kind == "move":
+            params = {"to": list(event["to_in"]), "length_in": event["length_in"], "pm_in": event["pm_in"]}
+            return Action("move", tag, params)
+        return None
+
+    def declare(self, action: Action) -> list[dict[str, Any]]:
+        """Rule on an action a player declared (in the UI or in a recorded session's declarations)."""
+        return self._apply(action, dict(self.positions))
+
+    def _rule(self, event: Mapping[str, Any], before: dict[UnitId, Placement]) -> list[dict[str, Any]]:
+        if self.game is None or self.state is None:
+            return []
+        tag = int(event.get("tag", -1))
+        if event.get("type") == "move" and tag in before:
+            x0, y0 = event["from_in"]
+            before[tag] = before[tag].moved_to(float(x0), float(y0))
+        action = self._action_for(event, before)
+        if action is None:
+            return []
+        return self._apply(action, before)
+
+    def _apply(self, action: Action, before: dict[UnitId, Placement]) -> list[dict[str, Any]]:
+        if self.game is None or self.state is None:
+            return []
+        tag = action.unit
+        try:
+            result = self.game.apply(self.state, before, action, self.rng)
+        except RulesInputError as err:
+            return [{"rule": f"{self.game.name}.input", "outcome": Outcome.ILLEGAL.value, "message": str(err),
+                     "unit": tag, "numbers": {}}]
+        self.state = result.state
+        return [v.to_json() for v in result.verdicts]
+
+    # ------------------------------------------------------------------------------------------ frame
+    def process(self, frame: Any, declared: Sequence[Action] = ()) -> FrameResult:
+        """Run one frame (anything with .index, .t and a BGR .image) through every stage; `declared` are the
+        players' declared actions at this frame, ruled after the frame's own events."""
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        image = frame.image
+        self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
+        tags = detect_tags(gray_frame(image), min_tag_px=self.min_tag_px)
+        t1 = time.perf_counter()
+        fixes = self.measure(tags)
+        t2 = time.perf_counter()
+        before = self._placements()
+        events = [e.to_json() for e in self.tracker.update(int(frame.index), float(frame.t), fixes)]
+        t3 = time.perf_counter()
+        verdicts: list[dict[str, Any]] = []
+        for event in events:
+            for v in self._rule(event, dict(before)):
+                verdicts.append({**v, "frame": int(frame.index), "event": event.get("type")})
+            before = self._placements()
+        self.positions = self._placements()
+        for action in declared:
+            for v in self.declare(action):
+                verdicts.append({**v, "frame": int(frame.index), "event": "declared", "action": action.to_json()})
+        overlays = self._overlays(self.positions)
+        t4 = time.perf_counter()
+        timings.update(detect=(t1 - t0) * 1e3, map=(t2 - t1) * 1e3, track=(t3 - t2) * 1e3, rules=(t4 - t3) * 1e3)
+        return FrameResult(
+            frame_index=int(frame.index),
+            t=float(frame.t),
+            image=image,
+            tags=tuple(tags),
+            fixes=fixes,
+            events=tuple(events),
+            verdicts=tuple(verdicts),
+            overlays=tuple(overlays),
+            board=self.board,
+            calibration=self.calibration,
+            timings_ms=timings,
+        )
+
+    def _overlays(self, positions: Mapping[UnitId, Placement], selected: int | None = None) -> list[dict[str, Any]]:
+        shapes: list[dict[str, Any]] = []
+        for piece in place_terrain(self.terrain, positions):
+            style = "terrain-blocking" if "blocking" in piece.kinds else "terrain"
+            shapes.append({"shape": Shape.POLYGON.value, "points": [list(p) for p in piece.polygon], "style": style,
+                           "radius": 0.0, "inner": 0.0, "label": piece.name, "unit": None, "owner": None})
+        if self.game is not None and self.state is not None:
+            with contextlib.suppress(RulesInputError):
+                shapes += [o.to_json() for o in self.game.overlays(self.state, positions, selected)]
+        return shapes
+
+    def overlays_for(self, selected: int) -> list[dict[str, Any]]:
+        """The game's shapes with `selected` chosen: its rings, bands and movement allowance."""
+        if self.game is None or self.state is None:
+            return []
+        return [o.to_json() for o in self.game.overlays(self.state, self.positions, selected)]
+
+    def ask(self, unit: int, target: int) -> dict[str, Any]:
+        """What the game says of `unit` attacking `target` now (the to-hit number where the game has one)."""
+        if self.game is None or self.state is None or self.game.name != "valknut":
+            return {}
+        from rules.valknut_table import Table
+        from rules.valknut_units import to_hit
+
+        table = Table.of(self.state, self.positions)
+        try:
+            acc, eva = table.stats(unit).accuracy, table.stats(target).evasion
+        except (KeyError, AttributeError, RulesInputError):
+            return {}
+        return {"to_hit": to_hit(acc, eva), "accuracy": acc, "evasion": eva}
