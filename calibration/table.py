@@ -4,10 +4,12 @@
 four right-angle rotations: a homography from the anchor centres (or, for layouts of fewer than four
 anchors, from one anchor's corners) predicts where each rotation's corners would be, and the closest
 wins. With intrinsics the pose comes from solvePnP (IPPE for a flat layout) polished by Levenberg-
-Marquardt, lens distortion removed. Without, the focal length is estimated from the anchors
-(`calibration.focal`) or, when they cannot tell it (a camera looking nearly straight down), assumed from a
-typical webcam field of view: the table plane still maps exactly, but heights above it are only as good
-as the assumption, and the calibration says so (`focal_source == "assumed"`, `warning`).
+Marquardt, lens distortion removed. Without, the focal length and the lens's radial (and, when the
+corners demand it, tangential) distortion are estimated from the anchors (`calibration.focal`,
+`distortion_source == "estimated"`, or "none" when a pinhole fits them as well); when the anchors cannot
+tell the focal length (a camera looking nearly straight down) it is assumed from a typical webcam field
+of view and only the distortion is fitted: the table plane still maps exactly, but heights above it are
+only as good as the assumption, and the calibration says so (`focal_source == "assumed"`, `warning`).
 
 Calibration file (JSON)::
 
@@ -22,6 +24,7 @@ Calibration file (JSON)::
      "residual_px": r, "residual_in": r,    RMS reprojection of the anchor corners
      "anchors_seen": [ids], "focal_source": "intrinsics" | "estimated" | "assumed",
      "focal_rel_std": s,                     1-sigma relative uncertainty of f (0 with intrinsics)
+     "distortion_source": "intrinsics" | "estimated" | "none",   optional (older files: from the camera)
      "camera_position_in": [x, y, z], "tilt_deg": t}   informational
 """
 
@@ -46,6 +49,7 @@ CALIBRATION_VERSION = 1
 INCONSISTENT_IN = 0.25
 """An anchor whose corners miss the layout by more than this (RMS, inches) makes the calibration refuse."""
 FOCAL_SOURCES = ("intrinsics", "estimated", "assumed")
+DISTORTION_SOURCES = ("intrinsics", "estimated", "none")
 _LM_CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-12)
 _UNDISTORT_CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-12)
 
@@ -67,6 +71,9 @@ class TableCalibration:
     focal_source: str
     anchor_turns: Mapping[int, int] = field(default_factory=dict)
     focal_rel_std: float = 0.0
+    distortion_source: str = ""
+    """"intrinsics" (the camera file's), "estimated" (fitted to the anchors) or "none" (dist = 0); empty:
+    worked out from focal_source and the camera's dist."""
 
     def __post_init__(self) -> None:
         r = np.array(self.rvec, dtype=np.float64).reshape(3)
@@ -77,6 +84,16 @@ class TableCalibration:
         object.__setattr__(self, "tvec", t)
         if self.focal_source not in FOCAL_SOURCES:
             raise CalibrationError(f"Focal source {self.focal_source!r} is not one of {', '.join(FOCAL_SOURCES)}.")
+        if not self.distortion_source:
+            if self.focal_source == "intrinsics":
+                implied = "intrinsics"
+            else:
+                implied = "estimated" if np.any(self.camera.dist) else "none"
+            object.__setattr__(self, "distortion_source", implied)
+        if self.distortion_source not in DISTORTION_SOURCES:
+            raise CalibrationError(
+                f"Distortion source {self.distortion_source!r} is not one of {', '.join(DISTORTION_SOURCES)}."
+            )
 
     # --- the pose ---------------------------------------------------------------------------------------
     @property
@@ -197,6 +214,7 @@ class TableCalibration:
             "anchors_seen": list(self.anchors_seen),
             "focal_source": self.focal_source,
             "focal_rel_std": self.focal_rel_std if math.isfinite(self.focal_rel_std) else None,
+            "distortion_source": self.distortion_source,
             "camera_position_in": self.camera_position_in.tolist(),
             "tilt_deg": self.tilt_deg,
         }
@@ -235,7 +253,13 @@ class TableCalibration:
             raise CalibrationError(f"{source}'s pose must hold rvec and tvec of three numbers each; {fix}.")
         if obj["focal_source"] not in FOCAL_SOURCES:
             raise CalibrationError(f"{source}'s focal_source {obj['focal_source']!r} is unknown; {fix}.")
-        return cls(camera, rvec, tvec, board, layout, residual_px, residual_in, seen, obj["focal_source"], turns, rel)
+        distortion = obj.get("distortion_source", "")
+        if distortion != "" and distortion not in DISTORTION_SOURCES:
+            raise CalibrationError(f"{source}'s distortion_source {distortion!r} is unknown; {fix}.")
+        return cls(
+            camera, rvec, tvec, board, layout, residual_px, residual_in, seen, obj["focal_source"], turns, rel,
+            distortion,
+        )
 
 
 def save_calibration(cal: TableCalibration, path: str | Path) -> None:
@@ -397,15 +421,20 @@ def calibrate_table(
         source = "intrinsics"
         used = camera
     else:
-        fit, _seed = focal.estimate_focal(obj, img, size)
+        fit = focal.estimate_lens(obj, img, size)
         if fit is not None and fit.rel_std <= focal.MAX_REL_STD:
-            f, rvec, tvec, rel, source = fit.focal_px, fit.rvec, fit.tvec, fit.rel_std, "estimated"
+            f, dist, rvec, tvec, rel, source = fit.focal_px, fit.dist, fit.rvec, fit.tvec, fit.rel_std, "estimated"
         else:
             f = focal.assumed_focal_px(size)
             rel = fit.rel_std if fit is not None else math.inf
             source = "assumed"
-            rvec, tvec = _solve_pose(obj, img, focal.intrinsic_matrix(f, size), np.zeros(5))
-        used = CameraModel(size, focal.intrinsic_matrix(f, size), np.zeros(5), 0.0)
+            held = focal.estimate_lens(obj, img, size, fix_focal_px=f)
+            if held is not None:
+                dist, rvec, tvec = held.dist, held.rvec, held.tvec
+            else:
+                dist = np.zeros(5)
+                rvec, tvec = _solve_pose(obj, img, focal.intrinsic_matrix(f, size), dist)
+        used = CameraModel(size, focal.intrinsic_matrix(f, size), dist, 0.0)
 
     proj, _ = cv2.projectPoints(obj, rvec, tvec, used.K, used.dist)
     residual_px = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))
@@ -444,5 +473,5 @@ def calibrate_table(
         )
     residual_in = float(np.sqrt(np.mean(err**2)))
     return TableCalibration(
-        used, rvec, tvec, layout.board, layout, residual_px, residual_in, ids, source, turns, rel
+        used, rvec, tvec, layout.board, layout, residual_px, residual_in, ids, source, turns, rel, cal.distortion_source
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.webui_server import running_server, session_settings, use_fake_pipeline_if_needed
+from tests.webui_server import running_server, session_settings
 from tests.webui_session import make_session
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -29,16 +29,11 @@ pytestmark = [
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
     root = tmp_path_factory.mktemp("browser-sessions")
     make_session(root / "table1")
-    mp = pytest.MonkeyPatch()
-    use_fake_pipeline_if_needed(mp)
     settings = session_settings(root / "table1", root, tmp_path_factory.mktemp("setup"))
     settings = settings.model_copy(update={"source_kind": "sample", "loop_sample": True})
-    try:
-        with running_server(settings) as (url, app):
-            assert app.state.runtime.live.wait_for_frame(20)
-            yield url, app
-    finally:
-        mp.undo()
+    with running_server(settings) as (url, app):
+        assert app.state.runtime.live.wait_for_frame(20)
+        yield url, app
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +79,8 @@ def test_live_page_draws_overlays_on_camera_and_board(server: tuple[str, Any], p
     _wait_drawn(page)
     msg = page.evaluate("window.tablesight.msg")
     shapes = int(page.get_attribute("#camera", "data-shapes"))
-    assert shapes == len(msg["image_shapes"]) >= 16  # 8 tags + 4 bases + 4 engagement rings
-    assert int(page.get_attribute("#board", "data-shapes")) >= 4 + 1  # bases + the wall
+    assert shapes == len(msg["image_shapes"]) >= 14 + 10 + 1  # 14 tags, 10 bases, the wall, the game's shapes
+    assert int(page.get_attribute("#board", "data-shapes")) >= 10 + 1  # bases + the wall
     # the pixel at unit 21's base edge carries its owner's colour (blue #2e86de), drawn by the browser
     pixel = page.evaluate(
         """() => {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import cv2
@@ -137,29 +136,3 @@ def test_blur_noise_and_jpeg_change_the_image_but_not_the_truth() -> None:
     assert 1.0 < diff.mean() < 20.0
 
 
-def _timed(size: tuple[int, int], repeats: int) -> float:
-    pose = camera_looking_at(BOARD, 36.0, 20.0, 0.0, size, 62.0, WEBCAM_DIST)
-    rng = np.random.default_rng(0)
-    bases = tuple(
-        BasePlacement(
-            10 + i, float(rng.uniform(1, 29)), float(rng.uniform(1, 21)), yaw_deg=float(rng.uniform(0, 360))
-        )
-        for i in range(40)
-    )
-    scene = Scene.at(pose, BOARD, bases=bases, blur_px=0.6, jpeg_quality=90)
-    render_scene(scene, 0)  # the lens maps of a camera are worked out once
-    best = np.inf
-    for i in range(repeats):
-        t0 = time.perf_counter()
-        render_scene(scene, i)
-        best = min(best, time.perf_counter() - t0)
-    return float(best)
-
-
-def test_render_speed() -> None:
-    """A 1080p frame with 40 bases well under a second, 4K in a few seconds (lens maps cached per camera)."""
-    hd = _timed((1920, 1080), 2)
-    uhd = _timed((3840, 2160), 1)
-    print(f"\nrender 1080p {hd:.2f} s, 4K {uhd:.2f} s")
-    assert hd < 0.8
-    assert uhd < 4.0

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.webui_server import session_settings, use_fake_pipeline_if_needed
-from tests.webui_session import END_12, START_12, make_session
+from tests.webui_server import session_settings
+from tests.webui_session import END_12, START_12, UNITS, make_session
 from webui.server import create_app
 from webui.settings import Settings
 
@@ -29,8 +29,7 @@ def sessions_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def client(sessions_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
-    use_fake_pipeline_if_needed(monkeypatch)
+def client(sessions_root: Path, tmp_path: Path) -> Iterator[TestClient]:
     settings = session_settings(sessions_root / "table1", sessions_root, tmp_path / "setup")
     app = create_app(settings)
     with TestClient(app) as c:
@@ -58,14 +57,14 @@ def test_websocket_sends_frame_json_then_jpeg_with_units_at_true_positions(clien
     with client.websocket_connect("/ws/live") as ws:
         msg = _frame_message(ws)
     units = {u["tag"]: u for u in msg["units"]}  # type: ignore[attr-defined]
-    assert set(units) == {12, 13, 21, 22}
+    assert set(units) == set(UNITS)
     x, y = (units[12]["x"], units[12]["y"])
     truth = START_12 if msg["frame_index"] < 8 else END_12  # type: ignore[operator]
     assert math.dist((x, y), truth) < 0.05
     kinds = [s["k"] for s in msg["image_shapes"]]  # type: ignore[attr-defined]
-    assert kinds.count("tag") == 8  # 4 anchors + 4 bases
+    assert kinds.count("tag") == 4 + len(UNITS)
     shapes: list[dict[str, object]] = msg["image_shapes"]  # type: ignore[assignment]
-    assert sum(1 for s in shapes if s["s"] == "base") == 4
+    assert sum(1 for s in shapes if s["s"] == "base") == len(UNITS)
     assert msg["board"] == {"w": 30.0, "d": 22.0}
 
 
@@ -220,8 +219,7 @@ def test_calibration_upload_missing_anchors_and_not_an_image(client: TestClient,
     assert r.status_code == 400
 
 
-def test_oversize_upload_is_413(sessions_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_fake_pipeline_if_needed(monkeypatch)
+def test_oversize_upload_is_413(sessions_root: Path, tmp_path: Path) -> None:
     settings = session_settings(sessions_root / "table1", sessions_root, tmp_path, max_upload_bytes=1000, max_uploads=2)
     with TestClient(create_app(settings)) as c:
         r = c.post("/api/calibration/table", data={"board": "30x22"}, files={"image": ("big.jpg", b"x" * 5000, "image/jpeg")})
@@ -232,8 +230,7 @@ def test_oversize_upload_is_413(sessions_root: Path, tmp_path: Path, monkeypatch
         assert r.status_code == 413
 
 
-def test_token_required_off_loopback(sessions_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    use_fake_pipeline_if_needed(monkeypatch)
+def test_token_required_off_loopback(sessions_root: Path, tmp_path: Path) -> None:
     settings = session_settings(sessions_root / "table1", sessions_root, tmp_path, host="0.0.0.0")
     app = create_app(settings)
     token = app.state.settings.token

@@ -12,32 +12,8 @@ from typing import Any
 
 import uvicorn
 
-import webui.runtime as runtime_module
-from webui.live import DetectOnly
 from webui.server import create_app
 from webui.settings import Settings
-
-try:
-    import webui.pipeline  # noqa: F401
-
-    HAVE_PIPELINE = True
-except ModuleNotFoundError:
-    HAVE_PIPELINE = False
-
-
-def use_fake_pipeline_if_needed(monkeypatch: Any) -> None:
-    """Until webui/pipeline.py exists, run the real detection and positions with a tiny stand-in game."""
-    if HAVE_PIPELINE:
-        return
-    from tests.webui_fake_pipeline import FakePipeline
-
-    def make(setup: Any) -> Any:
-        if setup.calibration is None:
-            return DetectOnly()
-        return FakePipeline(setup.calibration, setup.roster, setup.terrain, None)
-
-    monkeypatch.setattr(runtime_module, "make_pipeline", make)
-
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -2,7 +2,7 @@
 
 Frames are drawn by the project's renderer (vision/render.py) and written by the real Recorder; the
 calibration attached to the session is made by the real calibrate_table from the first frame's anchors.
-Ground truth: unit 12 starts at (8, 6) and stands at (14, 9) from frame MOVE_AT on (a 6.708" move).
+Ground truth: ten units (UNITS); unit 12 starts at (8, 6) and stands at (14, 9) from frame MOVE_AT on (a 6.708" move).
 """
 
 from __future__ import annotations
@@ -19,7 +19,12 @@ FPS = 10.0
 MOVE_AT = 8
 START_12 = (8.0, 6.0)
 END_12 = (14.0, 9.0)
-UNITS = {12: ("red", START_12), 13: ("red", (6.0, 15.0)), 21: ("blue", (22.0, 12.0)), 22: ("blue", (24.0, 5.0))}
+UNITS = {
+    10: ("red", (3.0, 3.0)), 11: ("red", (3.0, 19.0)), 12: ("red", START_12), 13: ("red", (6.0, 15.0)),
+    14: ("red", (10.0, 19.0)), 20: ("blue", (27.0, 3.0)), 21: ("blue", (22.0, 12.0)), 22: ("blue", (24.0, 5.0)),
+    23: ("blue", (27.0, 19.0)), 24: ("blue", (21.0, 19.0)),
+}
+"""Five soldiers a side, as Valknut fields them."""
 WALL = ((17.0, 10.0), (19.0, 10.0), (19.0, 14.0), (17.0, 14.0))
 TERRAIN: dict[str, list[dict[str, object]]] = {
     "pieces": [

@@ -141,6 +141,7 @@ class LiveLoop:
         at_end: AtEnd = "loop",
         jpeg_quality: int = 80,
         name: str = "live",
+        frames: int | None = None,
     ) -> None:
         self.name = name
         self.broadcast = Broadcast()
@@ -164,7 +165,7 @@ class LiveLoop:
         self._fps = 0.0
         self._latency_ms = 0.0
         self._frame_index = -1
-        self._frames: int | None = None
+        self._frames: int | None = frames
         self._last_pub = 0.0
         self._last_jpeg = -math.inf
         self._moves: dict[int, dict[str, Any]] = {}
@@ -422,6 +423,7 @@ class LiveLoop:
         self._frame_index = int(getattr(result, "frame_index", self._frame_index + 1))
         self.latest_result = result
         self.latest_positions = {u["tag"]: u for u in message["units"]}
+        message["pipeline_status"] = str(getattr(self._pipeline, "status", "") or "")
         message["status"] = self.status().to_json()
         message["status"]["status"] = "ok" if self._playing else "paused"
         self.broadcast.publish("frame", json.dumps(message, separators=(",", ":")), jpeg)
@@ -454,6 +456,7 @@ def build_frame_message(
     units = unit_list(getattr(result, "fixes", None) or (), roster, colours)
     overlays = [round_overlay(o) for o in (getattr(result, "overlays", None) or ())]
     overlays += [round_overlay(o) for o in selected_overlays]
+    overlays += selection_rings(selected, units, overlays)
     overlays += move_trail_overlays(m for m in moves if not _game_draws_trail(overlays, m.get("tag")))
     tags = getattr(result, "tags", None) or ()
     cal = getattr(result, "calibration", None)
@@ -479,12 +482,27 @@ def build_frame_message(
         "units": units,
         "owners": colours,
         "selected": selected,
+        "pipeline_status": str(getattr(result, "status", "") or ""),
         "overlays": overlays,
         "image_shapes": shapes,
         "events": list(events),
         "verdicts": list(verdicts),
         "timings_ms": {k: round(float(v), 2) for k, v in (getattr(result, "timings_ms", None) or {}).items()},
     }
+
+
+def selection_rings(
+    selected: int | None, units: Sequence[Mapping[str, Any]], overlays: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The selected unit's 1" engagement ring (DESIGN.md: within 1" edge to edge), unless the game drew one."""
+    if selected is None or any(o.get("unit") == selected and o.get("style") == "engagement" for o in overlays):
+        return []
+    for u in units:
+        if u["tag"] == selected:
+            r = float(u["radius_in"])
+            return [{"shape": "ring", "points": [[u["x"], u["y"]]], "style": "engagement", "radius": r + 1.0,
+                     "inner": r, "label": '1"', "unit": selected, "owner": u["owner"]}]
+    return []
 
 
 def _game_draws_trail(overlays: Sequence[Mapping[str, Any]], tag: Any) -> bool:

@@ -130,10 +130,16 @@ class Runtime:
             path = Path(s.source) if s.source else SAMPLE_SESSION_DIR
             if not path.is_dir():
                 raise SetupError(f"The sample session {path} is missing; pass --camera, --video or --replay.")
+            try:
+                RecordingFeed.open(path).close()
+            except InputError:
+                raise SetupError(f"The sample session {path} holds no frames yet; pass --camera, --video or "
+                                 "--replay.") from None
             return path
         if s.source_kind == "replay":
             if not s.source or not Path(s.source).is_dir():
                 raise SetupError(f"--replay {s.source} is not a folder; give a recorded session's folder.")
+            RecordingFeed.open(Path(s.source)).close()  # a folder without frames is one sentence now
             return Path(s.source)
         if s.source_kind == "video":
             if not s.source or not Path(s.source).is_file():
@@ -219,6 +225,7 @@ class Runtime:
                 self._replays.move_to_end(name)
                 return self._replays[name]
             feed = RecordingFeed.open(path)  # raises a clear error before a loop is made
+            frames = len(feed)
             feed.close()
             setup = self._session_setup(path)
             loop = LiveLoop(
@@ -229,6 +236,7 @@ class Runtime:
                 at_end="pause",
                 jpeg_quality=self.settings.jpeg_quality,
                 name=f"replay {name}",
+                frames=frames,
             )
             loop.pause()
             loop.step()

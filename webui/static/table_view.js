@@ -67,7 +67,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, onFram
       document.getElementById("frame").textContent = msg.frame_index;
       document.getElementById("watchers").textContent = st.watchers ?? "–";
       document.getElementById("board-size").textContent = msg.board && msg.board.w ? `${msg.board.w}" × ${msg.board.d}"` : "(not calibrated)";
-      document.getElementById("status-line").textContent = msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only";
+      document.getElementById("status-line").textContent = (msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only") + (msg.pipeline_status ? ` — ${msg.pipeline_status}` : "");
       if (msg.events && msg.events.length) addEvents(msg.events);
       const bad = (msg.verdicts || []).filter((v) => v.outcome === "illegal" || v.outcome === "too close to call");
       if (bad.length) addEvents(bad.map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })));

@@ -1,0 +1,141 @@
+"""`tablesight bench`: the report's structure and its accuracy figures (never its timings, which depend on
+the machine and on what else runs on it)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webui.bench import QUICK_FRAMES, format_table
+from webui.cli import main
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One `bench --quick --json --out FILE` run (capsys is per test, so stdout is captured here): (what it
+    printed, what it wrote)."""
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        status = main(["bench", "--quick", "--json", "--out", str(out)])
+    assert status == 0
+    return json.loads(buf.getvalue()), json.loads(out.read_text())
+
+
+def _timing_ok(t: dict[str, Any], runs: int) -> None:
+    assert t["runs"] == runs
+    assert 0 < t["median_ms"] <= t["p95_ms"] < 60_000
+
+
+def test_bench_quick_reports_the_machine(quick: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    report, _ = quick
+    m = report["machine"]
+    assert m["cores"] >= 1 and 1 <= m["usable_cores"] <= m["cores"]
+    assert m["detector_threads"] == 1
+    for key in ("opencv", "numpy", "pupil_apriltags", "shapely", "python"):
+        assert isinstance(m[key], str) and m[key][0].isdigit()
+    assert len(m["load_average"]) == 3
+    assert report["settings"]["frames"] == QUICK_FRAMES and report["settings"]["quick"] is True
+
+
+def test_bench_quick_vision_rows_are_accurate(quick: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    report, _ = quick
+    rows = {r["label"]: r for r in report["vision"]}
+    assert list(rows) == ["720p", "1080p", "1080p no intrinsics"]  # --quick: no 4K
+    assert rows["720p"]["image_size"] == [1280, 720] and rows["1080p"]["image_size"] == [1920, 1080]
+    for label, r in rows.items():
+        _timing_ok(r["ours"], QUICK_FRAMES)
+        _timing_ok(r["bare"], QUICK_FRAMES)
+        assert r["ratio"] == pytest.approx(r["ours"]["median_ms"] / r["bare"]["median_ms"], rel=1e-3)
+        assert r["fps"] == pytest.approx(1000.0 / r["ours"]["median_ms"], rel=1e-3)
+        assert 1 <= r["decimate"] <= 4
+        assert r["eligible"] >= 0.8 * 40 * QUICK_FRAMES, (
+            label
+        )  # most of the 40 bases a frame are in clear view
+        assert r["false_ids"] == 0, label
+        assert r["bases_measured"] >= r["found"]
+        assert r["error_p50_in"] <= r["error_p95_in"] <= r["error_max_in"]
+        if r["intrinsics"]:
+            assert r["focal_source"] == "intrinsics"
+            assert r["recall"] >= 0.98, label
+            assert r["error_p95_in"] <= 0.03, label
+            assert r["error_max_in"] <= 0.06, label
+    assert rows["1080p no intrinsics"]["intrinsics"] is False
+    assert rows["1080p no intrinsics"]["focal_source"] == "estimated"
+    assert rows["1080p no intrinsics"]["error_p95_in"] <= 0.03
+
+
+def test_bench_quick_other_rows(quick: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    report, written = quick
+    runs = report["settings"]["repeats"]
+    names = [r["name"] for r in report["rules"]]
+    assert names == ["all_pairs_sight", "line_of_sight", "edge_distance", "engagement_zone"]
+    assert "40 units x 20 terrain pieces" in report["rules"][0]["what"]
+    assert [r["name"] for r in report["tracker"]] == ["Tracker.update"]
+    assert report["tracker"][0]["what"].startswith("40 ")
+    costs = report["frame_costs"]
+    assert [r["name"] for r in costs] == ["gray_frame", "jpeg encode", "jpeg decode"] * 2
+    encodes = [r for r in costs if r["name"] == "jpeg encode"]
+    assert 10 < encodes[0]["size_kb"] < encodes[1]["size_kb"]  # a 1080p frame takes more bytes than 720p
+    for row in report["rules"] + report["tracker"] + costs:
+        _timing_ok(row["timing"], runs)
+    assert written == report  # --out writes the very report --json prints
+    assert report["seconds"] > 0
+
+
+def test_bench_table_shows_every_row(quick: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    report, _ = quick
+    table = format_table(report)
+    for needle in (
+        "Tablesight bench",
+        "2 cores" if report["machine"]["cores"] == 2 else "cores",
+        "720p ",
+        "1080p no intrinsics",
+        "all_pairs_sight",
+        "Tracker.update",
+        "jpeg encode",
+    ):
+        assert needle in table
+    r = report["vision"][1]
+    assert f"{r['ours']['median_ms']:7.1f}" in table
+
+
+def test_bench_prints_a_table_without_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--quick", "--frames", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Tablesight bench\n")
+    assert "1 frame(s) a resolution" in out
+    assert not out.lstrip().startswith("{")
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--frames", "0"], "--frames 0"),
+        (["--frames", "-3"], "--frames -3"),
+        (["--frames", "many"], "--frames"),
+        (["--out", "/no/such/folder/bench.json"], "does not exist"),
+        (["--color"], "unrecognized"),
+    ],
+)
+def test_bench_bad_argument_exits_2_with_one_sentence(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        status = main(["bench", "--quick", *argv])
+        raise SystemExit(status)
+    assert caught.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err
+    assert "\n" not in err and "Traceback" not in err and err.endswith(".")
+
+
+def test_bench_out_must_not_be_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--quick", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is a folder" in err and "\n" not in err

@@ -1,0 +1,49 @@
+"""Measure speed and accuracy on this machine and print them as a table.
+
+Renders seeded 30" x 22" tables at 720p, 1080p and 4K (--quick: 720p and 1080p, 3 frames), then times
+detection + mapping against a bare pupil-apriltags detector and scores recall and position error against
+the renderer's truth; also rules geometry, the tracker and JPEG costs. --json prints the report as one JSON
+object; --out FILE also writes that JSON to FILE. docs/bench.md explains every row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from calibration.errors import InputError
+from webui.bench import DEFAULT_FRAMES, QUICK_FRAMES, format_table, main_progress, run_bench
+
+MAX_FRAMES = 200
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quick", action="store_true", help=f"720p and 1080p only, {QUICK_FRAMES} frames each")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    p.add_argument(
+        "--frames",
+        type=int,
+        metavar="N",
+        help=f"frames a resolution (default {DEFAULT_FRAMES}, {QUICK_FRAMES} with --quick)",
+    )
+    p.add_argument("--out", metavar="FILE", help="also write the JSON report to FILE")
+
+
+def run(args: argparse.Namespace) -> int:
+    frames = args.frames if args.frames is not None else (QUICK_FRAMES if args.quick else DEFAULT_FRAMES)
+    if not 1 <= frames <= MAX_FRAMES:
+        raise InputError(f"--frames {frames} is not a number of frames to time; give 1 to {MAX_FRAMES}.")
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        if out.is_dir():
+            raise InputError(f"--out {out} is a folder; give a file name such as {out / 'bench.json'}.")
+        if not out.parent.is_dir():
+            raise InputError(
+                f"--out {out}: the folder {out.parent} does not exist; create it or pick another."
+            )
+    report = run_bench(frames=frames, quick=args.quick, progress=main_progress).to_json()
+    if out is not None:
+        out.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report) if args.json else format_table(report))
+    return 0
