@@ -188,7 +188,7 @@ class LensFit(NamedTuple):
 def _lens_flags(terms: tuple[str, ...], fix_focal: bool) -> int:
     flags = (
         cv2.CALIB_USE_INTRINSIC_GUESS
-        | cv2.CALIB_FIX_PRINCIPAL_POINT
+        | (0 if "pp" in terms else cv2.CALIB_FIX_PRINCIPAL_POINT)
         | cv2.CALIB_FIX_ASPECT_RATIO
         | cv2.CALIB_FIX_K3
         | cv2.CALIB_FIX_K4
@@ -231,7 +231,9 @@ def lens_rel_std(
     cols = [jac[:, :6]]
     if not fix_focal:
         cols.append((jac[:, 6] + jac[:, 7])[:, None])
-    cols += [jac[:, 10 + _DIST_INDEX[t]][:, None] for t in fit.terms]
+    if "pp" in fit.terms:
+        cols.append(jac[:, 8:10])
+    cols += [jac[:, 10 + _DIST_INDEX[t]][:, None] for t in fit.terms if t != "pp"]
     J = np.hstack(cols)
     JtJ = J.T @ J
     scale = np.sqrt(np.diag(JtJ))

@@ -51,6 +51,8 @@ def test_bench_quick_vision_rows_are_accurate(quick: tuple[dict[str, Any], dict[
     for label, r in rows.items():
         _timing_ok(r["ours"], QUICK_FRAMES)
         _timing_ok(r["bare"], QUICK_FRAMES)
+        _timing_ok(r["mapping"], QUICK_FRAMES)
+        assert r["mapping"]["median_ms"] < r["ours"]["median_ms"]  # mapping is part of detection + mapping
         assert r["ratio"] == pytest.approx(r["ours"]["median_ms"] / r["bare"]["median_ms"], rel=1e-3)
         assert r["fps"] == pytest.approx(1000.0 / r["ours"]["median_ms"], rel=1e-3)
         assert 1 <= r["decimate"] <= 4

@@ -36,7 +36,7 @@ def test_slow_watcher_gets_the_newest_frame_and_never_blocks_the_producer() -> N
         time.sleep(0.001)
     produce_s = time.perf_counter() - t0
     t.join(10)
-    assert produce_s < 1.0  # 200 publishes are not held up by a watcher that takes 50 ms per frame
+    assert produce_s < 5.0  # 200 publishes (10 s if each waited for the watcher) are not held up by a watcher that takes 50 ms per frame
     assert seen[-1] == 200  # the newest frame always arrives
     assert len(seen) < 60  # and most of the ones in between were skipped
     assert seen == sorted(seen)

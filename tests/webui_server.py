@@ -15,6 +15,7 @@ import uvicorn
 from webui.server import create_app
 from webui.settings import Settings
 
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

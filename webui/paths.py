@@ -13,7 +13,7 @@ from pathlib import Path
 from calibration.errors import InputError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_SESSION_DIR = REPO_ROOT / "sample_frames"
+SAMPLE_SESSION_DIR = REPO_ROOT / "sample_frames" / "valknut_skirmish"
 """The bundled sample session `tablesight serve` plays with no source given."""
 
 SESSION_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
