@@ -177,12 +177,18 @@ class LensFit(NamedTuple):
     """
 
     focal_px: float
+    K: np.ndarray
     dist: np.ndarray
     rvec: np.ndarray
     tvec: np.ndarray
     rel_std: float
     rms_px: float
     terms: tuple[str, ...]
+
+
+def n_params(terms: tuple[str, ...]) -> int:
+    """Parameters the lens terms add ("pp", the principal point, is two)."""
+    return sum(2 if t == "pp" else 1 for t in terms)
 
 
 def _lens_flags(terms: tuple[str, ...], fix_focal: bool) -> int:
@@ -226,8 +232,7 @@ def lens_rel_std(
 ) -> float:
     """1-sigma relative uncertainty of f jointly with the pose and `fit.terms` (0 if f is fixed, inf if
     the fit is degenerate: terms or pose that the corners cannot separate)."""
-    K = intrinsic_matrix(fit.focal_px, image_size)
-    _, jac = cv2.projectPoints(object_in, fit.rvec, fit.tvec, K, fit.dist)
+    _, jac = cv2.projectPoints(object_in, fit.rvec, fit.tvec, fit.K, fit.dist)
     cols = [jac[:, :6]]
     if not fix_focal:
         cols.append((jac[:, 6] + jac[:, 7])[:, None])
@@ -275,7 +280,7 @@ def fit_lens(
     d[:4] = np.asarray(dist, dtype=np.float64).ravel()[:4]
     if not math.isfinite(f) or not 0.05 * image_size[0] < f < 50 * image_size[0] or not np.all(np.isfinite(d)):
         return None
-    K = intrinsic_matrix(f, image_size)
+    K = np.array([[f, 0.0, float(K[0, 2])], [0.0, f, float(K[1, 2])], [0.0, 0.0, 1.0]])
     r0 = np.asarray(rvecs[0], dtype=np.float64).reshape(3, 1)
     t0 = np.asarray(tvecs[0], dtype=np.float64).reshape(3, 1)
     # calibrateCamera works in float32 object points; polish the pose in float64 with that lens.
@@ -285,7 +290,7 @@ def fit_lens(
         return None
     proj, _ = cv2.projectPoints(object_in, rvec, tvec, K, d)
     rms = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - image_px) ** 2, axis=1))))
-    fit = LensFit(f, d, rvec, tvec, 0.0, rms, terms)
+    fit = LensFit(f, K, d, rvec, tvec, 0.0, rms, terms)
     rel = lens_rel_std(object_in, fit, image_size, max(NOMINAL_CORNER_NOISE_PX, rms), fix_focal)
     if not math.isfinite(rel) and terms:
         return None  # distortion the corners cannot separate from f and the pose
@@ -295,13 +300,13 @@ def fit_lens(
 def select_lens(fits: list[LensFit], n_points: int) -> LensFit:
     """The simplest fit whose residual is not significantly worse than the fullest fit's (F ratio under
     SIGNIFICANCE_F with the fullest fit's noise, at least MIN_NOISE_PX). `fits` must not be empty."""
-    full = max(fits, key=lambda x: len(x.terms))
+    full = max(fits, key=lambda x: n_params(x.terms))
     n = 2 * n_points
-    dof = n - (7 + len(full.terms))
+    dof = n - (7 + n_params(full.terms))
     noise2 = max(full.rms_px**2 * n / max(dof, 1), MIN_NOISE_PX**2)
     rss_full = full.rms_px**2 * n
-    for fit in sorted(fits, key=lambda x: len(x.terms)):
-        extra = len(full.terms) - len(fit.terms)
+    for fit in sorted(fits, key=lambda x: (n_params(x.terms), x.rms_px)):
+        extra = n_params(full.terms) - n_params(fit.terms)
         if extra == 0:
             return fit
         if (fit.rms_px**2 * n - rss_full) / extra / noise2 < SIGNIFICANCE_F:
@@ -330,7 +335,7 @@ def estimate_lens(
         start = fix_focal_px
     fits = []
     for terms in DISTORTION_MODELS:
-        if 2 * n - (7 + len(terms)) < 4:
+        if 2 * n - (7 + n_params(terms)) < 4:
             continue
         fit = fit_lens(object_in, image_px, image_size, start, terms, fix_focal_px is not None)
         if fit is not None:

@@ -423,18 +423,19 @@ def calibrate_table(
     else:
         fit = focal.estimate_lens(obj, img, size)
         if fit is not None and fit.rel_std <= focal.MAX_REL_STD:
-            f, dist, rvec, tvec, rel, source = fit.focal_px, fit.dist, fit.rvec, fit.tvec, fit.rel_std, "estimated"
+            f, K, dist, rvec, tvec = fit.focal_px, fit.K, fit.dist, fit.rvec, fit.tvec
+            rel, source = fit.rel_std, "estimated"
         else:
             f = focal.assumed_focal_px(size)
             rel = fit.rel_std if fit is not None else math.inf
             source = "assumed"
             held = focal.estimate_lens(obj, img, size, fix_focal_px=f)
             if held is not None:
-                dist, rvec, tvec = held.dist, held.rvec, held.tvec
+                K, dist, rvec, tvec = held.K, held.dist, held.rvec, held.tvec
             else:
-                dist = np.zeros(5)
-                rvec, tvec = _solve_pose(obj, img, focal.intrinsic_matrix(f, size), dist)
-        used = CameraModel(size, focal.intrinsic_matrix(f, size), dist, 0.0)
+                K, dist = focal.intrinsic_matrix(f, size), np.zeros(5)
+                rvec, tvec = _solve_pose(obj, img, K, dist)
+        used = CameraModel(size, K, dist, 0.0)
 
     proj, _ = cv2.projectPoints(obj, rvec, tvec, used.K, used.dist)
     residual_px = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))

@@ -77,7 +77,9 @@ class Measure:
         return Measure(self.value * factor, self.pm * abs(factor))
 
     def text(self) -> str:
-        """E.g. 6.30" ± 0.02"."""
+        """E.g. 6.30" ± 0.02"; a ± under 0.01" keeps a third decimal (6.301" ± 0.003") so it never reads 0.00."""
+        if 0 < self.pm < 0.005:
+            return f'{self.value:.3f}" ± {self.pm:.3f}"'
         return f'{self.value:.2f}" ± {self.pm:.2f}"'
 
 

@@ -81,7 +81,7 @@ def move_trail_overlays(moves: Iterable[Mapping[str, Any]]) -> list[dict[str, An
                 "style": "move-trail",
                 "radius": 0.0,
                 "inner": 0.0,
-                "label": f'{length:.2f}" ± {pm:.2f}',
+                "label": f'{length:.2f}" ± {pm:.3f}"' if 0 < pm < 0.005 else f'{length:.2f}" ± {pm:.2f}"',
                 "unit": ev.get("tag"),
                 "owner": None,
             }

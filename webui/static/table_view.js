@@ -1,11 +1,17 @@
-// The camera canvas, the board canvas, the side panel and the clicks: shared by the live and replay pages.
 import { drawCamera, drawBoard, boardView, unitAtPixel, unitAtInches } from "/static/overlay.js";
 import { connectFeed, api, banner } from "/static/feed.js";
+
+/* A ± in inches: three decimals under 0.005" so a real, small ± never reads 0.00. */
+function fmtPm(pm) {
+  const v = Number(pm || 0);
+  return v > 0 && v < 0.005 ? v.toFixed(3) : v.toFixed(2);
+}
+// The camera canvas, the board canvas, the side panel and the clicks: shared by the live and replay pages.
 
 const EVENT_LIMIT = 200;
 
 function describeEvent(e) {
-  if (e.type === "move") return `tag ${e.tag} moved ${Number(e.length_in).toFixed(2)}" ± ${Number(e.pm_in || 0).toFixed(2)}`;
+  if (e.type === "move") return `tag ${e.tag} moved ${Number(e.length_in).toFixed(2)}" ± ${fmtPm(e.pm_in)}"`;
   if (e.type === "verdict") return `${e.outcome}: ${e.message}`;
   if (e.message) return `${e.type}: ${e.message}`;
   return `${e.type}${e.tag !== undefined ? " tag " + e.tag : ""}`;
@@ -102,7 +108,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, onFram
         answerEl.innerHTML = "";
         const rows = [
           ["Target", `tag ${a.target}`],
-          ["Range (edge to edge)", `${a.range_in.toFixed(2)}" ± ${a.pm_in.toFixed(2)}"`],
+          ["Range (edge to edge)", `${a.range_in.toFixed(2)}" ± ${fmtPm(a.pm_in)}"`],
           ["Line of sight", a.los + (a.blockers.length ? ` (${a.blockers.join(", ")})` : "")],
           ["To hit", a.to_hit === null || a.to_hit === undefined ? "—" : String(a.to_hit)],
         ];
