@@ -186,15 +186,10 @@ class LensFit(NamedTuple):
     terms: tuple[str, ...]
 
 
-def n_params(terms: tuple[str, ...]) -> int:
-    """Parameters the lens terms add ("pp", the principal point, is two)."""
-    return sum(2 if t == "pp" else 1 for t in terms)
-
-
 def _lens_flags(terms: tuple[str, ...], fix_focal: bool) -> int:
     flags = (
         cv2.CALIB_USE_INTRINSIC_GUESS
-        | (0 if "pp" in terms else cv2.CALIB_FIX_PRINCIPAL_POINT)
+        | cv2.CALIB_FIX_PRINCIPAL_POINT
         | cv2.CALIB_FIX_ASPECT_RATIO
         | cv2.CALIB_FIX_K3
         | cv2.CALIB_FIX_K4
@@ -236,9 +231,7 @@ def lens_rel_std(
     cols = [jac[:, :6]]
     if not fix_focal:
         cols.append((jac[:, 6] + jac[:, 7])[:, None])
-    if "pp" in fit.terms:
-        cols.append(jac[:, 8:10])
-    cols += [jac[:, 10 + _DIST_INDEX[t]][:, None] for t in fit.terms if t != "pp"]
+    cols += [jac[:, 10 + _DIST_INDEX[t]][:, None] for t in fit.terms]
     J = np.hstack(cols)
     JtJ = J.T @ J
     scale = np.sqrt(np.diag(JtJ))
@@ -280,7 +273,7 @@ def fit_lens(
     d[:4] = np.asarray(dist, dtype=np.float64).ravel()[:4]
     if not math.isfinite(f) or not 0.05 * image_size[0] < f < 50 * image_size[0] or not np.all(np.isfinite(d)):
         return None
-    K = np.array([[f, 0.0, float(K[0, 2])], [0.0, f, float(K[1, 2])], [0.0, 0.0, 1.0]])
+    K = intrinsic_matrix(f, image_size)
     r0 = np.asarray(rvecs[0], dtype=np.float64).reshape(3, 1)
     t0 = np.asarray(tvecs[0], dtype=np.float64).reshape(3, 1)
     # calibrateCamera works in float32 object points; polish the pose in float64 with that lens.
@@ -300,13 +293,13 @@ def fit_lens(
 def select_lens(fits: list[LensFit], n_points: int) -> LensFit:
     """The simplest fit whose residual is not significantly worse than the fullest fit's (F ratio under
     SIGNIFICANCE_F with the fullest fit's noise, at least MIN_NOISE_PX). `fits` must not be empty."""
-    full = max(fits, key=lambda x: n_params(x.terms))
+    full = max(fits, key=lambda x: len(x.terms))
     n = 2 * n_points
-    dof = n - (7 + n_params(full.terms))
+    dof = n - (7 + len(full.terms))
     noise2 = max(full.rms_px**2 * n / max(dof, 1), MIN_NOISE_PX**2)
     rss_full = full.rms_px**2 * n
-    for fit in sorted(fits, key=lambda x: (n_params(x.terms), x.rms_px)):
-        extra = n_params(full.terms) - n_params(fit.terms)
+    for fit in sorted(fits, key=lambda x: (len(x.terms), x.rms_px)):
+        extra = len(full.terms) - len(fit.terms)
         if extra == 0:
             return fit
         if (fit.rms_px**2 * n - rss_full) / extra / noise2 < SIGNIFICANCE_F:
@@ -335,7 +328,7 @@ def estimate_lens(
         start = fix_focal_px
     fits = []
     for terms in DISTORTION_MODELS:
-        if 2 * n - (7 + n_params(terms)) < 4:
+        if 2 * n - (7 + len(terms)) < 4:
             continue
         fit = fit_lens(object_in, image_px, image_size, start, terms, fix_focal_px is not None)
         if fit is not None:
