@@ -377,7 +377,7 @@ VALKNUT_TERRAIN: dict[str, Any] = {"pieces": [
      "height_in": 3.0, "climbable": True},
     {"name": "north ruin", "kind": ["elevated", "obscuring"], "polygon": [[16.5, 14.0], [20.0, 14.0], [20.0, 17.5], [16.5, 17.5]],
      "height_in": 3.0, "climbable": True},
-    {"name": "stone wall", "kind": ["blocking"], "polygon": [[9.3, 8.6], [9.9, 8.6], [9.9, 12.2], [9.3, 12.2]],
+    {"name": "stone wall", "kind": ["blocking"], "polygon": [[9.3, 8.8], [9.9, 8.8], [9.9, 12.5], [9.3, 12.5]],
      "height_in": 2.0, "climbable": True},
     {"name": "field wall", "kind": ["blocking"], "polygon": [[22.5, 4.0], [23.1, 4.0], [23.1, 8.5], [22.5, 8.5]],
      "height_in": 2.0, "climbable": True},
@@ -398,31 +398,31 @@ def valknut_skirmish(size: tuple[int, int] = (1280, 720), seed: int = 7) -> Sess
     pose = camera_framing_board(board, 38.0, 14.0, 0.0, size, [-0.06, 0.015, 0.0005, -0.0003, 0.0])
     looks = {10 + i: BaseLook(0.75, 32.0, RED if i < 5 else BLUE) for i in range(10)}
     b = ScriptBuilder(looks)
-    deploy = {10: Pose(2.0, 2.0), 11: Pose(4.5, 8.5), 12: Pose(7.0, 2.5), 13: Pose(8.8, 5.0), 14: Pose(8.3, 9.6),
+    deploy = {10: Pose(2.0, 2.0), 11: Pose(4.5, 8.5), 12: Pose(7.0, 2.5), 13: Pose(8.8, 5.0), 14: Pose(8.6, 7.4),
               15: Pose(28.0, 20.0), 16: Pose(25.5, 19.5), 17: Pose(22.0, 12.5), 18: Pose(27.0, 15.0),
               19: Pose(24.0, 17.0)}
     b.hold(3)
     for red in range(10, 15):  # the higher roller (red) first, then alternating: pairs red, blue in tag order
         b.place({red: deploy[red], red + 5: deploy[red + 5]})
-        b.hold(1)
+        b.hold(2)
     b.hold(6)
     for tag in range(10, 20):
         b.declare("choose_path", tag, path="bear" if tag < 15 else "raven")
     b.hold(1)
-    b.cover(5.5, 5.0, 15)  # a hand hovers over red's deployment zone for 1.5 s
+    b.cover(5.5, 5.0, 16)  # a hand hovers over red's deployment zone for 1.5 s
     b.hold(2)
     # turn 1, red first, alternating activations
-    b.carry(14, Pose(13.6, 10.6))                          # legal (~5.4")
-    b.hold(6)
+    b.carry(14, Pose(13.2, 10.2))                          # legal (~5.4")
+    b.hold(10)
     b.declare("end_activation", 14)
-    b.slide(17, Pose(15.3, 11.2), frames=9)                 # ~6.8": beyond Speed 6; ends within 1" of unit 14
-    b.hold(6)
+    b.slide(17, Pose(14.9, 10.9), frames=9)                 # ~7.3": beyond Speed 6; ends within 1" of unit 14
+    b.hold(10)
     b.declare("end_activation", 17)
     b.carry(13, Pose(12.0, 5.2, 3.0 + BASE_Z_IN))          # climbs onto the 3" west ruin
-    b.hold(6)
+    b.hold(10)
     b.declare("end_activation", 13)
     b.carry(16, Pose(21.2, 17.6))                          # legal (~4.7")
-    b.hold(6)
+    b.hold(10)
     b.declare("end_activation", 16)
     b.declare("attack", 11, target=17)                     # ranged: the stone wall blocks the sight
     b.declare("end_activation", 11)
@@ -438,8 +438,8 @@ def valknut_skirmish(size: tuple[int, int] = (1280, 720), seed: int = 7) -> Sess
     b.declare("attack", 17, target=14)                     # turn 2, blue first: melee within 1"
     b.declare("end_activation", 17)
     b.hold(1)
-    b.carry(14, Pose(12.3, 8.6))                           # engaged: a disengage (~2")
-    b.hold(8)
+    b.carry(14, Pose(12.0, 8.3))                           # engaged: a disengage (~2.2")
+    b.hold(12)
     setup = {"roster": _valknut_roster(), "terrain": VALKNUT_TERRAIN,
              "stockpiles": [{"at": [5.0, 9.5]}, {"at": [15.0, 1.5]}, {"at": [25.0, 9.5]},
                             {"at": [5.0, 14.0]}, {"at": [15.0, 20.5]}, {"at": [25.0, 13.0]}],

@@ -318,6 +318,7 @@ class LiveLoop:
                     anchor = None
                 try:
                     frame = feed.read()
+                    captured_at = time.time()  # wall clock when the frame arrived (end-to-end latency)
                 except Exception as err:  # noqa: BLE001 - a camera that fails is reported and reopened
                     self._set_status("lost", _sentence(err, "The camera stopped delivering frames"))
                     _close(feed)
@@ -351,7 +352,7 @@ class LiveLoop:
                         anchor = None
                 if anchor is None or not self._playing:
                     anchor = (time.monotonic(), t)
-                self._publish(result, started)
+                self._publish(result, started, captured_at)
                 if self._status != "ok" or not self._playing:
                     if self._playing:
                         self._set_status("ok", "")
@@ -384,7 +385,7 @@ class LiveLoop:
                 self._moves[e["tag"]] = e
         return events
 
-    def _publish(self, result: Any, started: float) -> None:
+    def _publish(self, result: Any, started: float, captured_at: float) -> None:
         events = self._note_events(result)
         verdicts = [dict(v) for v in (getattr(result, "verdicts", None) or ())]
         known = {(e.get("frame"), e.get("type"), e.get("tag"), e.get("rule")) for e in list(self.events)[-200:]}
@@ -424,6 +425,7 @@ class LiveLoop:
         self.latest_result = result
         self.latest_positions = {u["tag"]: u for u in message["units"]}
         message["pipeline_status"] = str(getattr(self._pipeline, "status", "") or "")
+        message["captured_at"] = round(captured_at, 4)  # time.time() when the frame was read, seconds
         message["status"] = self.status().to_json()
         message["status"]["status"] = "ok" if self._playing else "paused"
         self.broadcast.publish("frame", json.dumps(message, separators=(",", ":")), jpeg)

@@ -93,7 +93,8 @@ def game_score(game: Game | None, state: Any) -> dict[str, Any] | None:
 
         return dict(score(state.tiles(), state.owners).points)
     if game.name == "valknut":
-        return {"delivered": dict(state.delivered.pairs), "kills": dict(state.kills.pairs)}
+        return {"delivered": {p: state.delivered.of(p) for p in state.players},
+                "kills": {p: state.kills.of(p) for p in state.players}}
     return None
 
 

@@ -2,8 +2,22 @@
 import { startTableView } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
 
+// Frames drawn, newest last, for `tablesight bench --web`: [frame_index, captured_at (server wall clock, s),
+// drawn_at (this page's wall clock, s, right after the overlays were drawn), the server's pipeline ms].
+const DRAWN_LIMIT = 2000;
+
 export async function startLive({ wsPath }) {
-  startTableView({ wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events" });
+  const drawn = [];
+  window.tablesightDrawn = drawn;
+  startTableView({
+    wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events",
+    onFrame(msg) {
+      if (!msg || typeof msg.captured_at !== "number") return;
+      const pipelineMs = msg.status ? msg.status.latency_ms : null;
+      drawn.push([msg.frame_index, msg.captured_at, (performance.timeOrigin + performance.now()) / 1000, pipelineMs]);
+      if (drawn.length > DRAWN_LIMIT) drawn.splice(0, drawn.length - DRAWN_LIMIT);
+    },
+  });
   const select = document.getElementById("game");
   const info = document.getElementById("roster-info");
   const setup = await api("/api/setup");
