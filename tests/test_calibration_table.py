@@ -246,7 +246,7 @@ def test_principal_point_off_centre_costs_little_without_intrinsics() -> None:
     rvec, tvec = make_pose(board, height, 25.0, 20.0)
     cal = calibrate_table(project_anchors(layout, cam, rvec, tvec, {i: 0 for i in range(4)}), layout, size, None)
     assert cal.focal_source == "estimated"
-    assert cal.camera.K[0, 0] == pytest.approx(cam.K[0, 0], rel=0.01)
+    assert cal.camera.K[0, 0] == pytest.approx(cam.K[0, 0], rel=0.015)  # the tangential terms take up part of the offset
     assert mapping_error(cal, cam, rvec, tvec, board, [0.0, 0.125, 3.0], np.random.default_rng(1)) < 0.03
 
 
