@@ -56,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"  anchors seen: {turns}")
     print(f"  reprojection error: {cal.residual_px:.3f} px RMS, {cal.residual_in:.4f}\" RMS on the table")
     print(f"  focal length: {f:.1f} px ({source})")
+    k = ", ".join(f"{v:.4f}" for v in cal.camera.dist.ravel()[:5])
+    lens = {"intrinsics": "from the camera file", "estimated": "estimated from the anchors", "none": "none fitted"}
+    print(f"  lens distortion: {lens.get(cal.distortion_source, cal.distortion_source)} [{k}]")
     print(f"  camera: {cal.camera_height_in:.1f}\" above the table, tilted {cal.tilt_deg:.1f} deg from straight down")
     if cal.warning:
         sys.stderr.write(cal.warning + "\n")
