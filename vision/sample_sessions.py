@@ -309,7 +309,7 @@ def calibrate_first_frame(image: np.ndarray, script: SessionScript) -> TableCali
     """calibrate_table on the frame as recorded (JPEG at JPEG_QUALITY) with the true intrinsics."""
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     assert ok
-    seen = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    seen = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
     layout = default_layout(*script.board)
     anchors = collect_anchors(((t.id, t.corners_px) for t in detect_tags(gray_frame(seen))), layout)
     return calibrate_table(anchors, layout, script.camera.image_size, script.camera)
@@ -569,7 +569,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for name in args.only or BUNDLED:
         script = SCRIPTS[name]()
-        target = args.out / name if not args.only or len(args.only) > 1 or args.out.name != name else args.out
+        target = args.out / name
 
         def report(i: int) -> None:
             print(f"frame {i}", flush=True)

@@ -159,6 +159,7 @@ def detect_tags(
     decimate: int | None = None,
     refine_edges: bool = True,
     subpixel: bool = True,
+    roi: tuple[int, int, int, int] | None = None,
 ) -> tuple[TagObservation, ...]:
     """Every tag36h11 tag in a grey frame, sorted by id then position.
 
@@ -166,7 +167,16 @@ def detect_tags(
     decimation (`decimation_for`); `decimate` overrides it. refine_edges: the library's edge refinement
     (on in production; the C library's reference output was made with it off). subpixel: refit each
     corner from its two edges (`refine_corners`): the library alone leaves ~0.07 px of corner error.
+    roi: (x, y, w, h) px, look only inside that window (tags must lie whole inside it); corners are still
+    in the full frame's pixels.
     """
+    check_gray(gray)
+    d = decimation_for(min_tag_px) if decimate is None else int(decimate)
+    return observations(gray, library_tags(gray, d, refine_edges=refine_edges, roi=roi), subpixel=subpixel)
+
+
+def check_gray(gray: np.ndarray) -> None:
+    """Raise FrameError unless `gray` is a 2-D uint8 frame big enough to hold a tag."""
     if not isinstance(gray, np.ndarray):
         raise FrameError(f"A frame must be a numpy image array; got {type(gray).__name__}.")
     if gray.ndim != 2 or gray.dtype != np.uint8:
@@ -176,11 +186,36 @@ def detect_tags(
         )
     if gray.shape[0] < 8 or gray.shape[1] < 8:
         raise FrameError(f"A frame of {gray.shape[1]}x{gray.shape[0]} px is too small to hold a tag.")
-    d = decimation_for(min_tag_px) if decimate is None else int(decimate)
-    if not 1 <= d <= 8:
+
+
+@dataclass(frozen=True, eq=False)
+class LibraryTag:
+    """A tag as the library found it, before the sub-pixel refit. Full-frame pixels, OpenCV convention."""
+
+    id: int
+    corners_px: np.ndarray
+    margin: float
+    hamming: int
+
+
+def library_tags(
+    gray: np.ndarray, decimate: int, *, refine_edges: bool = True, roi: tuple[int, int, int, int] | None = None
+) -> list[LibraryTag]:
+    """The process-wide detector's tags in `gray` (or in its window `roi` = (x, y, w, h) px), with the
+    +0.5 px correction made, shifted to full-frame pixels, and those whose white border touches the
+    frame's (or the window's) edge dropped. `gray` must pass `check_gray`."""
+    if not 1 <= int(decimate) <= 8:
         raise FrameError(f"Decimation must be 1 to 8; got {decimate}.")
-    raw = _detector().detect(np.ascontiguousarray(gray), d, refine_edges)
-    h, w = gray.shape
+    x0, y0 = 0, 0
+    image = gray
+    if roi is not None:
+        x0, y0, rw, rh = (int(v) for v in roi)
+        x0, y0 = max(0, x0), max(0, y0)
+        image = gray[y0 : y0 + rh, x0 : x0 + rw]
+        if image.shape[0] < 8 or image.shape[1] < 8:
+            return []
+    raw = _detector().detect(np.ascontiguousarray(image), int(decimate), refine_edges)
+    h, w = image.shape
     g = BORDER_GUARD_PX
     kept = []
     for r in raw:
@@ -189,19 +224,25 @@ def detect_tags(
         xs, ys = outer[:, 0], outer[:, 1]
         if xs.min() < g - 0.5 or ys.min() < g - 0.5 or xs.max() > w - 0.5 - g or ys.max() > h - 0.5 - g:
             continue  # its white border is cut by the frame's edge: the corners cannot be trusted
-        kept.append((r, corners))
-    all_corners = np.array([k[1] for k in kept]).reshape(-1, 4, 2)
-    if subpixel and kept:
+        corners += (x0, y0)  # window pixels -> frame pixels (both with pixel centres at integers)
+        kept.append(LibraryTag(int(r.tag_id), corners, float(r.decision_margin), int(r.hamming)))
+    return kept
+
+
+def observations(gray: np.ndarray, found: list[LibraryTag], *, subpixel: bool = True) -> tuple[TagObservation, ...]:
+    """`TagObservation`s of the library's tags, corners refitted on the full frame `gray`, sorted."""
+    all_corners = np.array([k.corners_px for k in found]).reshape(-1, 4, 2)
+    if subpixel and found:
         all_corners = refine_all(gray, all_corners)
     tags = [
         TagObservation(
-            id=int(r.tag_id),
+            id=k.id,
             corners_px=np.array(corners),
             center_px=_diagonal_crossing(corners),
-            margin=float(r.decision_margin),
-            hamming=int(r.hamming),
+            margin=k.margin,
+            hamming=k.hamming,
         )
-        for (r, _), corners in zip(kept, all_corners)
+        for k, corners in zip(found, all_corners)
     ]
     tags.sort(key=lambda t: (t.id, float(t.center_px[1]), float(t.center_px[0])))
     return tuple(tags)

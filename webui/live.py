@@ -9,13 +9,17 @@ sought; a camera that stops delivering frames is reported ("lost") and reopened 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
+import random
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -23,6 +27,7 @@ import cv2
 import numpy as np
 
 from calibration.errors import InputError
+from rules.engine import Action, ActionError, RulesInputError
 from rules.roster import Roster
 from webui.broadcast import Broadcast
 from webui.frame_message import (
@@ -42,6 +47,16 @@ WARMUP_FRAMES = 12
 IDLE_JPEG_INTERVAL_S = 1.0
 """With nobody watching, a JPEG is still made this often so a newcomer sees a recent picture at once."""
 EVENT_LOG_SIZE = 5000
+DECLARE_TIMEOUT_S = 10.0
+"""How long a declaration waits for the loop to rule it before the request gives up."""
+
+
+class NoGameToRule(InputError):
+    """A declaration while no game is being ruled (no calibration, no game chosen, or a setup it cannot start from)."""
+
+
+class LoopNotReady(InputError):
+    """A declaration the frame loop did not rule in time (the camera is lost or the loop has stopped)."""
 
 
 class Feed(Protocol):
@@ -173,6 +188,9 @@ class LiveLoop:
         self.latest_result: Any = None
         self.latest_positions: dict[int, dict[str, Any]] = {}
         self._pipeline: PipelineLike | None = None
+        self._declared: deque[tuple[Action, Future[list[dict[str, Any]]]]] = deque()
+        self.store: Any = None
+        """A SessionStore that is recording this loop, or None: declared actions and their verdicts go into it."""
 
     # ---- control (any thread) ----
 
@@ -246,6 +264,38 @@ class LiveLoop:
     def pipeline(self) -> PipelineLike | None:
         return self._pipeline
 
+    def declare(self, action: Action, timeout: float = DECLARE_TIMEOUT_S) -> list[dict[str, Any]]:
+        """Rule an action the players declared (one the camera cannot see) and return its verdicts as JSON.
+
+        The pipeline is not thread-safe, so the loop's own thread rules it: with the next frame while playing
+        (`process(frame, declared=[action])`), at once on the shown frame while paused. A malformed action
+        raises RulesInputError here, before it is queued (a dry run on the current state, which is immutable).
+        """
+        pipe = self._pipeline
+        game, state = getattr(pipe, "game", None), getattr(pipe, "state", None)
+        if game is None or state is None or not hasattr(pipe, "declare"):
+            why = str(getattr(pipe, "status", "") or "the table is not calibrated yet")
+            raise NoGameToRule(f"No game is being ruled ({why}); choose a game and a roster it can start from.")
+        try:  # the dry run: a malformed action is refused here and never reaches the loop's thread
+            game.apply(state, dict(getattr(pipe, "positions", {})), action, random.Random(0))
+        except RulesInputError:
+            raise
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as err:
+            raise ActionError(f"{game.name} cannot read the action {action.to_json()} ({type(err).__name__}: {err}); "
+                              "check its kind and params against the legal actions.") from None
+        done: Future[list[dict[str, Any]]] = Future()
+        with self._cond:
+            self._declared.append((action, done))
+            self._cond.notify_all()
+        try:
+            return done.result(timeout)
+        except FutureTimeout:
+            with self._cond:
+                if (action, done) in self._declared:
+                    self._declared.remove((action, done))
+            raise LoopNotReady(f"The frame loop did not rule the declaration within {timeout:g} s ({self._status}: "
+                               f"{self._message or 'no detail'}); wait for the camera and declare it again.") from None
+
     def status(self) -> LoopStatus:
         return LoopStatus(
             status=self._status,
@@ -303,11 +353,17 @@ class LiveLoop:
                     proceed = self._playing or self._step > 0 or seek is not None
                     if self._step > 0 and not self._playing and seek is None:
                         self._step -= 1
-                    if not proceed:
+                    pending = [] if proceed else list(self._declared)
+                    if pending:
+                        self._declared.clear()
+                    if not proceed and not pending:
                         if self._status == "ok":
                             self._set_status("paused", "Paused.")
                         self._cond.wait(0.5)
                         continue
+                if pending:
+                    self._declare_paused(pending)
+                    continue
                 if rebuild:
                     self._pipeline = self._make_pipeline()
                     self._moves.clear()
@@ -335,10 +391,17 @@ class LiveLoop:
                     self._set_status("ended", "The recording has ended.")
                     continue
                 started = time.perf_counter()
+                with self._cond:
+                    decl = self._declared.popleft() if self._declared else None
                 try:
                     assert self._pipeline is not None
-                    result = self._pipeline.process(frame)
+                    if decl is not None and hasattr(self._pipeline, "declare"):
+                        result = self._pipeline.process(frame, declared=[decl[0]])  # type: ignore[call-arg]
+                    else:
+                        result = self._pipeline.process(frame)
                 except InputError as err:
+                    if decl is not None:
+                        decl[1].set_exception(err)
                     self._set_status("error", str(err))
                     self._wait(0.5)
                     continue
@@ -353,6 +416,12 @@ class LiveLoop:
                 if anchor is None or not self._playing:
                     anchor = (time.monotonic(), t)
                 self._publish(result, started, captured_at)
+                if decl is not None:
+                    ruled = [v for v in getattr(result, "verdicts", ()) if v.get("event") == "declared"]
+                    if ruled or hasattr(self._pipeline, "declare"):
+                        decl[1].set_result(ruled)
+                    else:
+                        decl[1].set_exception(NoGameToRule("No game is being ruled now; choose a game first."))
                 if self._status != "ok" or not self._playing:
                     if self._playing:
                         self._set_status("ok", "")
@@ -364,6 +433,31 @@ class LiveLoop:
         finally:
             if feed is not None:
                 _close(feed)
+
+    def _declare_paused(self, pending: Sequence[tuple[Action, Future[list[dict[str, Any]]]]]) -> None:
+        """Rule declarations while paused: at once, on the shown frame, then show that frame again with them."""
+        pipe, base = self._pipeline, self.latest_result
+        frame = self._frame_index
+        ruled: list[tuple[Future[list[dict[str, Any]]], list[dict[str, Any]]]] = []
+        for action, done in pending:
+            if pipe is None or not hasattr(pipe, "declare") or base is None:
+                done.set_exception(NoGameToRule("No game is being ruled on the shown frame; choose a game first."))
+                continue
+            try:
+                verdicts = [{**v, "frame": frame, "event": "declared", "action": action.to_json()}
+                            for v in pipe.declare(action)]
+            except InputError as err:
+                done.set_exception(err)
+                continue
+            ruled.append((done, verdicts))
+        if ruled and dataclasses.is_dataclass(base) and not isinstance(base, type):
+            draw = getattr(pipe, "_overlays", None)
+            overlays = tuple(draw(getattr(pipe, "positions", {}))) if draw is not None else getattr(base, "overlays", ())
+            again = dataclasses.replace(base, events=(), overlays=overlays,
+                                        verdicts=tuple(v for _, vs in ruled for v in vs))
+            self._publish(again, time.perf_counter(), time.time())
+        for done, verdicts in ruled:
+            done.set_result(verdicts)
 
     def _seek(self, feed: Any, target: int) -> None:
         self._pipeline = self._make_pipeline()
@@ -393,10 +487,13 @@ class LiveLoop:
             if (e.get("frame"), e.get("type"), e.get("tag"), e.get("rule")) not in known:
                 self.events.append(e)
         for v in verdicts:
-            if v.get("outcome") in ("illegal", "too close to call"):
+            declared = v.get("event") == "declared"
+            if declared or v.get("outcome") in ("illegal", "too close to call"):
                 entry = {"type": "verdict", "frame": int(getattr(result, "frame_index", 0)), **v}
-                if (entry["frame"], "verdict", None, v.get("rule")) not in known:
+                if declared or (entry["frame"], "verdict", None, v.get("rule")) not in known:
                     self.events.append(entry)
+                if declared and self.store is not None:
+                    self.store.add_verdict(entry["frame"], entry)
         roster = self._roster()
         message = build_frame_message(
             result,

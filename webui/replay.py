@@ -45,6 +45,10 @@ ANCHOR_SHIFT_PX = 1.5
 which the camera has moved: detector noise is ~0.05 px, a knock of a third of a degree ~5-10 px."""
 
 
+REFINE_FRAMES = 10
+"""Frames after a knock in which the pose is solved again and kept when its residual is clearly lower."""
+
+
 class ReplayInputError(InputError):
     """A replay input (source, setup file, declarations) that cannot be used; one sentence naming it."""
 
@@ -165,6 +169,7 @@ class PoseWatch:
         self.calibration = calibration
         layout = calibration.layout
         self._ids = tuple(layout.ids)
+        self._refine = 0
         self._centres = np.array([[*layout.anchors[i].centre, layout.anchors[i].z_in] for i in self._ids], np.float64)
 
     def shift_px(self, tags: Any) -> float | None:
@@ -176,19 +181,35 @@ class PoseWatch:
         found = np.array([seen[self._ids[k]] for k in idx])
         return float(np.sqrt(np.mean(np.sum((predicted - found) ** 2, axis=1))))
 
-    def check(self, tags: Any, size: tuple[int, int]) -> tuple[TableCalibration, float] | None:
-        """A new calibration (and the shift that called for it) if the camera moved, else None."""
-        shift = self.shift_px(tags)
-        if shift is None or shift <= ANCHOR_SHIFT_PX:
-            return None
+    def _solve(self, tags: Any, size: tuple[int, int]) -> TableCalibration | None:
         anchors = collect_anchors(((t.id, t.corners_px) for t in tags), self.calibration.layout)
         if len(anchors) < len(self._ids):
             return None
         try:
-            cal = calibrate_table(anchors, self.calibration.layout, size, self.calibration.camera)
+            return calibrate_table(anchors, self.calibration.layout, size, self.calibration.camera)
         except CalibrationError:
             return None
+
+    def check(self, tags: Any, size: tuple[int, int]) -> tuple[TableCalibration, float | None] | None:
+        """A new calibration if the camera moved (with the anchor shift that showed it), or, in the
+        REFINE_FRAMES after that, a better one (shift None: a jolted camera's first frames are blurred)."""
+        shift = self.shift_px(tags)
+        if shift is None:
+            return None
+        if shift <= ANCHOR_SHIFT_PX:
+            if self._refine <= 0:
+                return None
+            self._refine -= 1
+            cal = self._solve(tags, size)
+            if cal is None or cal.residual_px >= 0.8 * self.calibration.residual_px:
+                return None
+            self.calibration = cal
+            return cal, None
+        cal = self._solve(tags, size)
+        if cal is None:
+            return None
         self.calibration = cal
+        self._refine = REFINE_FRAMES
         return cal, shift
 
 
@@ -260,9 +281,10 @@ class ReplayRun:
             if moved is not None:
                 cal, shift = moved
                 pipe.calibration = cal  # the next frame is measured with the pose solved from this one
-                self.counts["camera_moved"] += 1
-                yield self._emit({"type": "camera_moved", "frame": last, "anchor_shift_px": round(shift, 2),
-                                  "residual_px": round(cal.residual_px, 3)})
+                if shift is not None:
+                    self.counts["camera_moved"] += 1
+                    yield self._emit({"type": "camera_moved", "frame": last, "anchor_shift_px": round(shift, 2),
+                                      "residual_px": round(cal.residual_px, 3)})
         summary: dict[str, Any] = {"type": "summary", "frame": last, "frames": self.frames, **self.counts}
         if score is not None:
             summary["score"] = score

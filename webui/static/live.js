@@ -1,22 +1,14 @@
 // The live table page.
-import { startTableView } from "/static/table_view.js";
+import { startTableView, eventClass } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
 
-// Frames drawn, newest last, for `tablesight bench --web`: [frame_index, captured_at (server wall clock, s),
-// drawn_at (this page's wall clock, s, right after the overlays were drawn), the server's pipeline ms].
-const DRAWN_LIMIT = 2000;
+const REFRESH_MS = 2000;
 
 export async function startLive({ wsPath }) {
-  const drawn = [];
-  window.tablesightDrawn = drawn;
+  const declare = startDeclare();
   startTableView({
     wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events",
-    onFrame(msg) {
-      if (!msg || typeof msg.captured_at !== "number") return;
-      const pipelineMs = msg.status ? msg.status.latency_ms : null;
-      drawn.push([msg.frame_index, msg.captured_at, (performance.timeOrigin + performance.now()) / 1000, pipelineMs]);
-      if (drawn.length > DRAWN_LIMIT) drawn.splice(0, drawn.length - DRAWN_LIMIT);
-    },
+    onFrame(msg) { if (msg) declare.frame(msg); },
   });
   const select = document.getElementById("game");
   const info = document.getElementById("roster-info");
@@ -29,6 +21,104 @@ export async function startLive({ wsPath }) {
   if (!setup.game) { const o = document.createElement("option"); o.value = ""; o.textContent = "(none)"; o.selected = true; select.prepend(o); }
   info.textContent = setup.roster ? `roster: ${setup.roster.units.length} units (${setup.roster.game})` : "no roster";
   select.addEventListener("change", async () => {
-    try { await api("/api/live/game", { game: select.value }); banner(""); } catch (err) { banner(err.message, "bad"); }
+    try { await api("/api/live/game", { game: select.value }); banner(""); declare.refresh(); } catch (err) { banner(err.message, "bad"); }
   });
+}
+
+// The Declare panel: the actions the camera cannot see (setup, paths, attacks, ending an activation), as buttons
+// grouped by kind and filtered to the selected unit; the phase and whose turn; the verdicts of the last one.
+function startDeclare() {
+  const card = document.getElementById("declare");
+  const selection = document.getElementById("selection");
+  if (card && selection) selection.after(card); // into the side panel, under the selection
+  const statusEl = document.getElementById("declare-status");
+  const listEl = document.getElementById("declare-actions");
+  const msgEl = document.getElementById("declare-msg");
+  const resultEl = document.getElementById("declare-result");
+  let unit = null, busy = false, shown = "", timer = null;
+
+  function statusText(st, game) {
+    if (!st) return game ? `${game}: no game state` : "No game is being ruled.";
+    const parts = [game];
+    if (st.phase) parts.push(`phase: ${st.phase.replace(/_/g, " ")}`);
+    if (st.round !== undefined) parts.push(`round ${st.round}`);
+    else if (st.turn !== undefined) parts.push(`turn ${st.turn}`);
+    if (st.player) parts.push(`${st.player} to act`);
+    return parts.join(" · ");
+  }
+
+  function render(r) {
+    const key = JSON.stringify(r);
+    if (key === shown) return;
+    shown = key;
+    statusEl.textContent = statusText(r.status, r.game);
+    msgEl.textContent = r.message || "";
+    listEl.innerHTML = "";
+    for (const g of r.groups || []) {
+      const h = document.createElement("h4");
+      h.textContent = `${g.title} (${g.actions.length})`;
+      const box = document.createElement("div");
+      box.className = "declare-group";
+      box.dataset.kind = g.kind;
+      for (const a of g.actions) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.textContent = a.label;
+        b.dataset.kind = a.action.kind;
+        b.disabled = busy;
+        b.addEventListener("click", () => send(a.action, a.label));
+        box.append(b);
+      }
+      listEl.append(h, box);
+    }
+    listEl.dataset.count = String(r.count || 0);
+  }
+
+  async function refresh() {
+    if (busy) return;
+    try {
+      render(await api("/api/live/actions" + (unit === null || unit === undefined ? "" : `?unit=${unit}`)));
+    } catch (err) {
+      msgEl.textContent = err.message;
+    }
+  }
+
+  function showResult(label, out, error) {
+    resultEl.innerHTML = "";
+    const head = document.createElement("p");
+    head.className = `head ${error ? "illegal" : eventClass({ outcome: out.outcome })}`;
+    head.textContent = error ? `${label}: ${error}` : `${label}: ${out.outcome}`;
+    resultEl.append(head);
+    for (const v of (out && out.verdicts) || []) {
+      const p = document.createElement("p");
+      p.className = eventClass(v);
+      p.dataset.rule = v.rule;
+      p.textContent = v.message;
+      resultEl.append(p);
+    }
+    resultEl.dataset.outcome = error ? "error" : out.outcome;
+  }
+
+  async function send(action, label) {
+    if (busy) return;
+    busy = true;
+    for (const b of listEl.querySelectorAll("button")) b.disabled = true;
+    try {
+      showResult(label, await api("/api/live/declare", { action }));
+    } catch (err) {
+      showResult(label, null, err.message);
+    }
+    busy = false;
+    shown = "";
+    await refresh();
+  }
+
+  function frame(msg) {
+    const sel = msg.selected === undefined ? null : msg.selected;
+    if (sel !== unit) { unit = sel; refresh(); }
+  }
+
+  refresh();
+  timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
+  return { refresh, frame, stop() { clearInterval(timer); } };
 }

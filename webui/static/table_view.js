@@ -12,7 +12,7 @@ const EVENT_LIMIT = 200;
 
 function describeEvent(e) {
   if (e.type === "move") return `tag ${e.tag} moved ${Number(e.length_in).toFixed(2)}" ± ${fmtPm(e.pm_in)}"`;
-  if (e.type === "verdict") return `${e.outcome}: ${e.message}`;
+  if (e.type === "verdict") return `${e.event === "declared" ? "declared, " : ""}${e.outcome}: ${e.message}`;
   if (e.message) return `${e.type}: ${e.message}`;
   return `${e.type}${e.tag !== undefined ? " tag " + e.tag : ""}`;
 }
@@ -38,7 +38,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, onFram
   const seen = new Set();
   function addEvents(list) {
     for (const e of list) {
-      const key = `${e.frame}|${e.type}|${e.tag}|${e.rule}|${e.unit}`;
+      const key = `${e.frame}|${e.type}|${e.tag}|${e.rule}|${e.unit}` + (e.event === "declared" ? `|${e.message}` : "");
       if (seen.has(key)) continue;
       seen.add(key);
       const li = document.createElement("li");
@@ -75,7 +75,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, onFram
       document.getElementById("board-size").textContent = msg.board && msg.board.w ? `${msg.board.w}" × ${msg.board.d}"` : "(not calibrated)";
       document.getElementById("status-line").textContent = (msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only") + (msg.pipeline_status ? ` — ${msg.pipeline_status}` : "");
       if (msg.events && msg.events.length) addEvents(msg.events);
-      const bad = (msg.verdicts || []).filter((v) => v.outcome === "illegal" || v.outcome === "too close to call");
+      const bad = (msg.verdicts || []).filter((v) => v.outcome === "illegal" || v.outcome === "too close to call" || v.event === "declared");
       if (bad.length) addEvents(bad.map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })));
       if (!["lost", "error"].includes(st.status)) banner("");
       if (onFrame) onFrame(msg);

@@ -1,0 +1,206 @@
+"""Declaring the actions the camera cannot see (GET /api/live/actions, POST /api/live/declare), with FastAPI's
+TestClient on the rendered recorded session of tests/webui_session.py played as a Valknut game.
+
+The session's roster starts Valknut in its "stockpiles" phase; unit 12 is moved 6.71" at frame MOVE_AT.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.webui_server import session_settings
+from tests.webui_session import END_12, MOVE_AT, START_12, make_session
+from webui.server import create_app
+
+
+@pytest.fixture(scope="module")
+def sessions_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("declare-sessions")
+    make_session(root / "table1")
+    return root
+
+
+@pytest.fixture
+def client(sessions_root: Path, tmp_path: Path) -> Iterator[TestClient]:
+    """The server paused on frame 0 of a fresh game (a seek makes a fresh pipeline), so nothing races the test."""
+    settings = session_settings(sessions_root / "table1", sessions_root, tmp_path / "setup", game="valknut")
+    app = create_app(settings)
+    with TestClient(app) as c:
+        loop = app.state.runtime.live
+        assert loop.wait_for_frame(20)
+        loop.pause()
+        loop.seek(0)
+        deadline = time.monotonic() + 20
+        while not (loop.status().frame_index == 0 and loop.status().status == "paused"):
+            assert time.monotonic() < deadline, loop.status()
+            time.sleep(0.05)
+        yield c
+
+
+def _actions(client: TestClient, **params: Any) -> dict[str, Any]:
+    r = client.get("/api/live/actions", params=params)
+    assert r.status_code == 200, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def _declare(client: TestClient, action: dict[str, Any]) -> dict[str, Any]:
+    r = client.post("/api/live/declare", json={"action": action})
+    assert r.status_code == 200, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def test_stockpiles_phase_lists_place_stockpile_with_labels(client: TestClient) -> None:
+    a = _actions(client)
+    assert a["game"] == "valknut"
+    assert a["status"]["phase"] == "stockpiles" and a["status"]["turn"] == 0
+    assert a["status"]["player"] in ("red", "blue")
+    assert [g["kind"] for g in a["groups"]] == ["place_stockpile"]
+    acts = a["groups"][0]["actions"]
+    assert len(acts) == 3 == a["count"] == a["total"] and not a["capped"]  # one in each odd (or even) section
+    player = a["status"]["player"].title()
+    assert all(x["label"].startswith(f"{player}: place a Runic Stockpile at (") for x in acts), acts
+    assert all(x["action"]["kind"] == "place_stockpile" and len(x["action"]["params"]["at"]) == 2 for x in acts)
+
+
+def test_setup_declared_then_a_recorded_move_gets_a_real_verdict(client: TestClient) -> None:
+    loop = client.app.state.runtime.live  # type: ignore[attr-defined]
+    phases = []
+    for _ in range(40):
+        a = _actions(client)
+        phase = a["status"]["phase"]
+        phases.append(phase)
+        if phase == "activations":
+            break
+        assert "move" not in [g["kind"] for g in a["groups"]]
+        action = a["groups"][0]["actions"][0]["action"]
+        if action["kind"] == "roll_off":
+            action["params"] = {"rolls": [6, 2]}  # the players rolled: the first player wins the roll-off
+        out = _declare(client, action)
+        assert out["outcome"] == "legal", out
+        assert all(v["event"] == "declared" and v["action"] == action for v in out["verdicts"])
+    order = list(dict.fromkeys(phases))
+    assert order == ["stockpiles", "roll_off", "drop_zones", "deploy", "turn_start", "activations"], order
+    assert phases.count("stockpiles") == 6 and phases.count("deploy") == 10 and phases.count("turn_start") == 10
+    a = _actions(client)
+    assert a["status"]["turn"] == 1 and a["status"]["player"] == "red"
+    kinds = {g["kind"] for g in a["groups"]}
+    assert "end_activation" in kinds and "attack" in kinds and not kinds & {"move", "disengage"}
+    labels = [x["label"] for g in a["groups"] for x in g["actions"]]
+    assert "Red: end activation of unit 12" in labels and "Red: attack 22 with 13" in labels
+    assert "Red: attack 21 with 13" not in labels  # the wall blocks 13's sight of 21 (see test_webui_api)
+    # the declared verdicts are in the event log, every one of them (legal ones too)
+    logged = [e for e in client.get("/api/live/events").json()["events"] if e.get("event") == "declared"]
+    assert len(logged) >= 29 and any(e["rule"] == "valknut.drop_zones.roll" for e in logged)
+    roll = next(e for e in logged if e["rule"] == "valknut.drop_zones.roll")
+    assert roll["numbers"] == {"red": 6, "blue": 2}
+    # now play the recording: unit 12's recorded move is ruled by the activation rules, not the phase
+    assert loop.status().frame_index < MOVE_AT
+    loop.play()
+    deadline = time.monotonic() + 30
+    ruled: list[dict[str, Any]] = []
+    while not ruled and time.monotonic() < deadline:
+        ruled = [e for e in client.get("/api/live/events").json()["events"]
+                 if e["type"] == "verdict" and e.get("unit") == 12 and e.get("event") == "move"]
+        time.sleep(0.1)
+    assert ruled, "unit 12's move was not ruled"
+    assert all(e["rule"] != "valknut.turn.phase" for e in ruled), ruled
+    speed = next(e for e in ruled if e["rule"] == "valknut.move.distance")
+    assert speed["outcome"] == "illegal" and speed["numbers"]["allowance_in"] == 6.0  # 6.71" against Speed 6"
+    assert abs(speed["numbers"]["length_in"] - math.dist(START_12, END_12)) < 0.05, speed
+
+
+def test_without_setup_the_move_is_ruled_out_of_phase(client: TestClient) -> None:
+    """The problem this solves: with nothing declared, the game sits in its stockpiles phase."""
+    client.app.state.runtime.live.play()  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    ruled: list[dict[str, Any]] = []
+    while not ruled and time.monotonic() < deadline:
+        ruled = [e for e in client.get("/api/live/events").json()["events"]
+                 if e["type"] == "verdict" and e.get("event") == "move" and e["frame"] >= MOVE_AT]
+        time.sleep(0.1)
+    assert ruled and ruled[0]["rule"] == "valknut.turn.phase" and "stockpiles phase" in ruled[0]["message"], ruled
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (b"{not json", "not valid JSON"),
+        (b'{"unit": 12}', '{"action"'),
+        (b'{"action": {"unit": 12}}', '"kind"'),
+        (b'{"action": {"kind": "fly", "unit": 12}}', 'no action "fly"'),
+        (b'{"action": {"kind": "place_stockpile", "params": {"at": "middle"}}}', '"at"'),
+        (b'{"action": {"kind": "place_stockpile", "params": [1]}}', '"params"'),
+    ],
+)
+def test_malformed_declaration_is_400_in_one_sentence(client: TestClient, body: bytes, words: str) -> None:
+    r = client.post("/api/live/declare", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400, r.text
+    detail = r.json()["detail"]
+    assert words in detail and detail.endswith(".") and "\n" not in detail and "Traceback" not in detail
+    assert _actions(client)["total"] == 3  # nothing was applied
+
+
+def test_illegal_declaration_returns_an_illegal_verdict_and_changes_nothing(client: TestClient) -> None:
+    before = _actions(client)
+    offered = {tuple(x["action"]["params"]["at"]) for x in before["groups"][0]["actions"]}
+    # the centre of a section of the other parity: the placer may not use it
+    wrong = next([x, y] for x in (5.5, 16.5, 27.5) for y in (5.0, 15.0) if all(math.dist((x, y), o) > 3 for o in offered))
+    out = _declare(client, {"kind": "place_stockpile", "params": {"at": wrong}})
+    assert out["outcome"] == "illegal"
+    assert out["verdicts"][0]["rule"] == "valknut.stockpiles.section"
+    assert "sections" in out["verdicts"][0]["message"]
+    out = _declare(client, {"kind": "roll_off"})
+    assert out["outcome"] == "illegal" and out["verdicts"][0]["rule"] == "valknut.turn.phase"
+    after = _actions(client)
+    assert after["status"] == before["status"] and after["groups"] == before["groups"]
+
+
+def test_actions_filtered_to_a_unit_keep_only_its_own(client: TestClient) -> None:
+    for action in _stockpiles_and_zones(client):
+        _declare(client, action)
+    a = _actions(client)
+    assert a["status"]["phase"] == "deploy"
+    mine = _actions(client, unit=a["groups"][0]["actions"][0]["action"]["unit"])
+    assert mine["total"] == 9 and {x["action"]["unit"] for g in mine["groups"] for x in g["actions"]} == {mine["unit"]}
+
+
+def _stockpiles_and_zones(client: TestClient) -> Iterator[dict[str, Any]]:
+    while (a := _actions(client))["status"]["phase"] in ("stockpiles", "roll_off", "drop_zones"):
+        yield a["groups"][0]["actions"][0]["action"]
+
+
+def test_declaring_while_playing_is_ruled_with_the_next_frame(client: TestClient) -> None:
+    loop = client.app.state.runtime.live  # type: ignore[attr-defined]
+    loop.seek(0)
+    loop.play()
+    action = _actions(client)["groups"][0]["actions"][0]["action"]
+    out = _declare(client, action)
+    assert out["outcome"] == "legal" and out["verdicts"][0]["frame"] >= 1
+    assert _actions(client)["total"] == 2  # the placer has two sections left
+
+
+def test_without_a_calibrated_table_there_is_nothing_to_declare(sessions_root: Path, tmp_path: Path) -> None:
+    """A folder of bare frames (no calibration): the list says why, and a declaration is 400 in one sentence."""
+    import shutil
+
+    bare = sessions_root / "bare"
+    if not bare.exists():
+        bare.mkdir()
+        for f in sorted((sessions_root / "table1").glob("frame_*.jpg"))[:3]:
+            shutil.copy(f, bare / f.name)
+    settings = session_settings(bare, sessions_root, tmp_path / "setup")
+    app = create_app(settings)
+    with TestClient(app) as c:
+        assert app.state.runtime.live.wait_for_frame(20)
+        a = c.get("/api/live/actions").json()
+        assert a["groups"] == [] and a["status"] is None
+        assert a["message"] == "No game is being ruled (the table is not calibrated yet)."
+        r = c.post("/api/live/declare", json={"action": {"kind": "roll_off"}})
+        assert r.status_code == 400 and r.json()["detail"].startswith("No game is being ruled")
