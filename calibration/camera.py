@@ -97,6 +97,11 @@ class CameraModel:
             raise CalibrationError(f"{source}'s \"K\" or \"dist\" is not a list of numbers.") from None
         if k.shape != (3, 3) or not np.all(np.isfinite(k)) or k[0, 0] <= 0 or k[1, 1] <= 0:
             raise CalibrationError(f"{source}'s \"K\" must be a 3x3 matrix with positive focal lengths.")
+        if k[2].tolist() != [0.0, 0.0, 1.0] or not (0 <= k[0, 2] <= size[0] and 0 <= k[1, 2] <= size[1]):
+            raise CalibrationError(
+                f"{source}'s \"K\" must end with the row [0, 0, 1] and put the principal point (cx, cy) inside "
+                f"the {size[0]}x{size[1]} image; make it again with tablesight calibrate-camera."
+            )
         if d.size not in DIST_LENGTHS or not np.all(np.isfinite(d)):
             raise CalibrationError(f"{source}'s \"dist\" has {d.size} numbers; OpenCV uses 4, 5, 8, 12 or 14.")
         rms = obj["rms_px"]

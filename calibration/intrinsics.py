@@ -29,6 +29,8 @@ MIN_CHARUCO_CORNERS = 6
 CALIBRATION_FLAGS = cv2.CALIB_FIX_ASPECT_RATIO
 _SUBPIX_CRITERIA = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 0.001)
 _PATTERN_RE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
+MAX_PATTERN = 100
+"""Most corners or squares a side of a calibration board may have (a bigger count is a typo)."""
 
 
 @dataclass(frozen=True)
@@ -52,8 +54,10 @@ class CameraFit:
 def parse_pattern(text: str, what: str) -> tuple[int, int]:
     """`"9x6"` -> (9, 6); `what` names the option in the error message."""
     match = _PATTERN_RE.match(text)
-    if not match or int(match.group(1)) < 2 or int(match.group(2)) < 2:
-        raise CalibrationError(f"{what} {text!r} is not columns x rows (two whole numbers of 2 or more, like 9x6).")
+    if not match or not all(2 <= int(match.group(i)) <= MAX_PATTERN for i in (1, 2)):
+        raise CalibrationError(
+            f"{what} {text!r} is not columns x rows (two whole numbers, 2 or more and at most {MAX_PATTERN}, like 9x6)."
+        )
     return int(match.group(1)), int(match.group(2))
 
 
@@ -112,7 +116,14 @@ def charuco_board(
         raise CalibrationError(
             f"The marker side {marker_in:g}\" must be positive and smaller than the square side {square_in:g}\"."
         )
-    board = cv2.aruco.CharucoBoard(squares, float(square_in), float(marker_in), aruco_dictionary(dictionary))
+    words = aruco_dictionary(dictionary)
+    markers = squares[0] * squares[1] // 2
+    if markers > len(words.bytesList):
+        raise CalibrationError(
+            f"A {squares[0]}x{squares[1]} ChArUco board needs {markers} markers but {dictionary} has only "
+            f"{len(words.bytesList)}; check --charuco (squares, columns x rows) and --dictionary."
+        )
+    board = cv2.aruco.CharucoBoard(squares, float(square_in), float(marker_in), words)
     board.setLegacyPattern(legacy)
     return board
 
@@ -198,8 +209,12 @@ def _enough(views: list[View], skipped: list[str], target: str) -> None:
 
 def calibrate_chessboard(paths: Sequence[str | Path], pattern: tuple[int, int], square_in: float) -> CameraFit:
     """Intrinsics from photos of a chessboard of `pattern` (inner corners, cols x rows), squares `square_in`."""
-    if not square_in > 0:
+    if not (math.isfinite(square_in) and square_in > 0):
         raise CalibrationError(f"The square side {square_in:g}\" must be a positive number of inches.")
+    if min(pattern) < 3:
+        raise CalibrationError(
+            f"A {pattern[0]}x{pattern[1]} chessboard is too small for OpenCV; count the inner corners (3x3 or more)."
+        )
     images, size = _load_all(paths)
     obj = chessboard_object_points(pattern, square_in)
     views, skipped = [], []
@@ -219,7 +234,7 @@ def calibrate_charuco(
     paths: Sequence[str | Path], squares: tuple[int, int], square_in: float, marker_in: float, dictionary: str
 ) -> CameraFit:
     """Intrinsics from photos of a ChArUco board of `squares` (cols x rows), sizes in inches."""
-    if not square_in > 0:
+    if not (math.isfinite(square_in) and square_in > 0):
         raise CalibrationError(f"The square side {square_in:g}\" must be a positive number of inches.")
     images, size = _load_all(paths)
     best: tuple[list[View], list[str], bool] | None = None

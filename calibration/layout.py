@@ -185,11 +185,11 @@ def load_layout(path: str | Path, board: tuple[float, float] | None = None) -> A
     except FileNotFoundError:
         raise CalibrationError(f"Layout file {p} does not exist; check the --layout path.") from None
     except (OSError, UnicodeDecodeError) as err:
-        raise CalibrationError(f"Layout file {p} cannot be read ({err.__class__.__name__}); check the file.") from None
+        raise CalibrationError(f"Layout file {p} cannot be read ({err.__class__.__name__}); give a layout JSON file.") from None
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
-        raise CalibrationError(f"Layout file {p} is not valid JSON (line {err.lineno}: {err.msg}).") from None
+        raise CalibrationError(f"Layout file {p} is not valid JSON (line {err.lineno}: {err.msg}); fix it.") from None
     return layout_from_json(obj, board, source=f"Layout file {p}")
 
 

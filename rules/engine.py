@@ -246,6 +246,15 @@ class Game(ABC):
         """Whether the game has ended."""
         return False
 
+    def score(self, state: Any) -> dict[str, Json] | None:
+        """The score now, for games that keep one (JSON); None for a game without a running score."""
+        return None
+
+    def stands_at(self, state: Any, unit: UnitId, x: Inches, y: Inches) -> bool:
+        """Whether the state already has `unit` where the table point (x, y) puts it, so that seeing it put
+        down there is no news (a hex game's tile placed by a declared action, then seen by the camera)."""
+        return False
+
 
 _REGISTRY: dict[str, type[Game]] = {}
 G = TypeVar("G", bound=type[Game])

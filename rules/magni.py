@@ -270,6 +270,15 @@ class Magni(Game):
     def is_over(self, state: MagniState) -> bool:
         return state.phase == "over"
 
+    def score(self, state: MagniState) -> dict[str, Json]:
+        """Points per player from the tiles on the board now (skirmish and fortification)."""
+        return dict(score(state.tiles(), state.owners).points)
+
+    def stands_at(self, state: MagniState, unit: UnitId, x: float, y: float) -> bool:
+        """True when the tile `unit` is already placed on the cell (x, y) snaps to."""
+        cell, _ = state.layout.from_table(x, y)
+        return dict(state.placed).get(unit) == cell
+
     def example(self, rng: random.Random) -> tuple[MagniState, Positions]:
         return self.new_state({"units": [dict(h) for h in EXAMPLE_TEAMS]}), {}
 

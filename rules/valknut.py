@@ -107,6 +107,11 @@ class Valknut(Game):
     def is_over(self, state: ValknutState) -> bool:
         return state.phase == "over"
 
+    def score(self, state: ValknutState) -> dict[str, Json]:
+        """Runestones delivered and kills, per player (the two win options' counts)."""
+        return {"delivered": {p: state.delivered.of(p) for p in state.players},
+                "kills": {p: state.kills.of(p) for p in state.players}}
+
     # ------------------------------------------------------------------------------------ legal actions
 
     def _fine(self, table: Table, action: Action) -> bool:

@@ -62,6 +62,7 @@ def test_ratios_are_the_fps_figures_divided(figures: dict[str, Any]) -> None:
 
 
 def test_latency_from_frame_read_to_overlays_drawn_is_measured(figures: dict[str, Any]) -> None:
+    assert figures["latency_error"] is None
     lat = figures["latency"]
     assert [x["watchers"] for x in lat] == [0, 3]
     for x in lat:

@@ -121,21 +121,32 @@ def runs(sequence: Sequence1080) -> dict[str, list]:
 def test_windowed_finds_what_full_detection_finds_with_the_same_corners(
     sequence: Sequence1080, runs: dict[str, list]
 ) -> None:
-    placed_found = next(k for k, tags in enumerate(runs["windowed"]) if k >= PLACE_FRAME
-                        and sequence.lifted in {t.id for t in tags})
+    """Same ids and corners (< 0.01 px) as a full decimate-1 scan on every frame, except a tag the windowed
+    detector has not seen for FINE_EVERY frames (newly placed, or uncovered by a slid neighbour), which it
+    finds within FINE_EVERY frames, and the base put down somewhere new (test_placed_base_...)."""
+    full, windowed = runs["full"], runs["windowed"]
     worst = 0.0
-    for k, (full, win) in enumerate(zip(runs["full"], runs["windowed"])):
-        full_ids, win_ids = [t.id for t in full], [t.id for t in win]
+    late = 0
+    for k, (f, w) in enumerate(zip(full, windowed)):
+        full_ids, win_ids = [t.id for t in f], [t.id for t in w]
         assert len(full_ids) >= 40
-        missing = set(full_ids) - set(win_ids)
-        if PLACE_FRAME <= k < placed_found:
-            assert missing == {sequence.lifted}, f"frame {k}"
-            full_ids.remove(sequence.lifted)
-        assert win_ids == full_ids, f"frame {k}: windowed {win_ids} vs full {full_ids}"
-        for a, b in zip(full, win):
-            assert a.id == b.id
-            worst = max(worst, float(np.abs(a.corners_px - b.corners_px).max()))
+        assert not set(win_ids) - set(full_ids), f"frame {k}: found what a full scan does not"
+        for i in set(full_ids) - set(win_ids):
+            if i == sequence.lifted and k >= PLACE_FRAME:
+                continue
+            recent = windowed[max(0, k - FINE_EVERY + 1) : k]
+            assert not any(i in {t.id for t in tags} for tags in recent), f"frame {k}: lost tag {i}"
+            later = range(k, min(FRAMES, k + FINE_EVERY))
+            assert any(i in {t.id for t in windowed[j]} or i not in {t.id for t in full[j]} for j in later) or (
+                k + FINE_EVERY > FRAMES
+            ), f"tag {i} not found within {FINE_EVERY} frames of frame {k}"
+            late += 1
+        by_id = {t.id: t for t in w}
+        for a in f:
+            if a.id in by_id:
+                worst = max(worst, float(np.abs(a.corners_px - by_id[a.id].corners_px).max()))
     assert worst < 0.01, f"corner difference {worst:.4f} px"
+    assert late <= FINE_EVERY * 3
 
 
 def test_placed_base_is_found_at_the_next_fine_scan(sequence: Sequence1080, runs: dict[str, list]) -> None:
@@ -149,11 +160,21 @@ def test_placed_base_is_found_at_the_next_fine_scan(sequence: Sequence1080, runs
     assert all(found[first:])
 
 
-def test_slides_stay_in_their_windows_and_a_lift_triggers_a_full_scan(runs: dict[str, list]) -> None:
-    """Full scans only on the first frame, the lift (a tag lost away from the edge) and every FINE_EVERY."""
-    scans = runs["scans"]
-    expected = {0, LIFT_FRAME, LIFT_FRAME + FINE_EVERY, LIFT_FRAME + 2 * FINE_EVERY}
-    assert {k for k, s in enumerate(scans) if s == "full"} == {k for k in expected if k < FRAMES}
+def test_slides_stay_in_their_windows(runs: dict[str, list]) -> None:
+    """A full scan comes only on the first frame, every FINE_EVERY frames, or when a tag seen last frame is
+    really gone (lifted, or covered by a slid neighbour: the full scan does not find it either); never
+    because a base slid out of its window."""
+    scans, full, windowed = runs["scans"], runs["full"], runs["windowed"]
+    since = 0
+    for k in range(1, FRAMES):
+        since += 1
+        if scans[k] != "full":
+            continue
+        if since < FINE_EVERY:
+            gone = {t.id for t in windowed[k - 1]} - {t.id for t in full[k]}
+            assert gone, f"frame {k}: a full scan though every tag of frame {k - 1} is still there"
+        since = 0
+    assert scans.count("windows") >= FRAMES // 2
 
 
 def test_windows_are_tile_aligned_and_merged_only_when_cheaper() -> None:

@@ -201,6 +201,6 @@ def test_without_a_calibrated_table_there_is_nothing_to_declare(sessions_root: P
         assert app.state.runtime.live.wait_for_frame(20)
         a = c.get("/api/live/actions").json()
         assert a["groups"] == [] and a["status"] is None
-        assert a["message"] == "No game is being ruled (the table is not calibrated yet)."
+        assert a["message"] == "No game is being ruled: the table is not calibrated yet; calibrate it first."
         r = c.post("/api/live/declare", json={"action": {"kind": "roll_off"}})
-        assert r.status_code == 400 and r.json()["detail"].startswith("No game is being ruled")
+        assert r.status_code == 400 and r.json()["detail"] == a["message"]

@@ -7,11 +7,14 @@ saw last frame: the tag's box (white border included) grown on every side by `MA
 smallest expected tag (a slide in inches does not grow with the tag) plus `CONTEXT_PX` (the library's threshold looks ~8 px round a pixel), edges rounded out to the
 library's 4-px threshold tiles so a window sees exactly the pixels and tiles the full frame does.
 Overlapping windows are merged where that costs no more pixels;
-a tag seen by two windows is kept once. Every frame it also scans the whole frame at a coarse decimation
+a tag seen by two windows is kept once. Most bases stand still, so each tag is first looked for in a tight window (its box + STILL_PX), and only
+the tags not found there in the wide one. Every frame it also scans the whole frame at a coarse decimation
 (a ~320x180 image): a big tag placed anywhere (anchors, terrain, large bases) gets a window at once.
 A full fine scan runs on the first frame, every `fine_every` frames (so a small base placed anywhere is
 found within that many frames), and at once in the same frame whenever a tag seen last frame, not at
-the frame's edge, was not found in its window (slid further than the margin, lifted, covered).
+the frame's edge, was not found in its window (slid further than the margin, lifted, covered). A tag
+missing from a frame keeps its window for `fine_every` frames more, so a base uncovered again (a hand
+moved away, a partly hidden tag read again) is found at once, without a full scan.
 
 Every tag returned comes from a fine-decimation detection, windowed or full, with corners refitted on
 the full frame (`vision.tags.observations`): a tag found in a window has the same corners as a full
@@ -43,8 +46,11 @@ MARGIN_SIDES = 1.5
 """A window reaches this many sides of the smallest expected tag (`min_tag_px`; the tag's own side when
 that is not given) beyond the tag's white border: a 0.5" tag's side is 0.5", so 0.75" of slide a frame at
 the far side of the board (~22 in/s at 30 fps, a quick hand), a little less where the board is nearer."""
-CONTEXT_PX = 12.0
+CONTEXT_PX = 8.0
 """And this many px more: the library's adaptive threshold looks at the 3x3 tiles of 4 px round a pixel."""
+STILL_PX = 3.0
+"""The first look at each tag is a tight window, its box grown by this (plus CONTEXT_PX): most bases stand
+still between frames. Only tags not found there get the wide window (MARGIN_SIDES)."""
 TILE_PX = 4
 """The library's threshold tile (px of the decimated image); windows start and end on tile edges."""
 COARSE_PIXELS = 320 * 180
@@ -163,14 +169,18 @@ class WindowedDetector:
     def reset(self) -> None:
         """Forget the tags seen: the next frame gets a full scan."""
         self._last: tuple[TagObservation, ...] = ()
+        self._missing: dict[int, tuple[TagObservation, int]] = {}
+        """Tags seen recently but not last frame (covered, flickering at the detector's limit): id -> (where
+        last seen, frames since)."""
         self._since_full = self.fine_every
         self._size: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------------------------------ windows
-    def window_round(self, corners_px: np.ndarray, width: int, height: int) -> Window:
-        """The window a tag with these corners (px) is looked for in next frame, tile-aligned, clipped."""
+    def window_round(self, corners_px: np.ndarray, width: int, height: int, still: bool = False) -> Window:
+        """The window a tag with these corners (px) is looked for in next frame, tile-aligned, clipped:
+        with room for a slide, or (still) for a base that stands where it stood (STILL_PX)."""
         x0, y0, x1, y1 = outer_box(corners_px)
-        grow = self._slide_px(corners_px) + self.context_px
+        grow = (STILL_PX if still else self._slide_px(corners_px)) + self.context_px
         a = TILE_PX * self.decimate
         wx0 = max(0, int(math.floor((x0 - grow) / a)) * a)
         wy0 = max(0, int(math.floor((y0 - grow) / a)) * a)
@@ -195,35 +205,56 @@ class WindowedDetector:
         height, width = gray.shape
         if self._size != (width, height) or self._since_full + 1 >= self.fine_every:
             return self._full(gray)
-        windows = [self.window_round(t.corners_px, width, height) for t in self._last]
+        small = [self.window_round(t.corners_px, width, height, still=True) for t in self._last]
         if self.coarse:
-            merged = merge_windows(windows)
+            merged = merge_windows(small)
             d = coarse_decimation(width, height, self.decimate)
             for found in library_tags(gray, d, refine_edges=False):
                 box = outer_box(found.corners_px)
                 if not any(w.contains(box) for w in merged):
-                    windows.append(self.window_round(found.corners_px, width, height))
-        windows = merge_windows(windows)
-        found_tags: list[LibraryTag] = []
-        for w in windows:
-            found_tags += library_tags(gray, self.decimate, roi=(w.x0, w.y0, w.x1 - w.x0, w.y1 - w.y0))
-        found_tags = unique(found_tags)
+                    small.append(self.window_round(found.corners_px, width, height, still=True))
+        found_tags = self._scan(gray, merge_windows(small))
+        windows = list(small)
+        # Second look, with room for a slide, for the tags that moved out of their tight windows and for
+        # those missing lately.
+        here = {f.id for f in found_tags}
+        moved = [t for t in self._last if t.id not in here] + [t for t, _ in self._missing.values()]
+        if moved:
+            wide = merge_windows([self.window_round(t.corners_px, width, height) for t in moved])
+            found_tags = unique(found_tags + self._scan(gray, wide))
+            windows += wide
         seen = Counter(f.id for f in found_tags)
         expected = Counter(t.id for t in self._last if not self._near_edge(t, width, height))
         if any(seen[i] < n for i, n in expected.items()):  # a tag was lost away from the edge
             return self._full(gray)
         tags = observations(gray, found_tags)
-        self._last = tags
+        self._remember(tags)
         self._since_full += 1
         self.last_scan = "windows"
         self.windows = tuple(windows)
         return tags
 
+    def _scan(self, gray: np.ndarray, windows: Sequence[Window]) -> list[LibraryTag]:
+        found: list[LibraryTag] = []
+        for w in windows:
+            found += library_tags(gray, self.decimate, roi=(w.x0, w.y0, w.x1 - w.x0, w.y1 - w.y0))
+        return unique(found)
+
     def _full(self, gray: np.ndarray) -> tuple[TagObservation, ...]:
         tags = observations(gray, library_tags(gray, self.decimate))
-        self._last = tags
+        self._remember(tags)
         self._since_full = 0
         self._size = (int(gray.shape[1]), int(gray.shape[0]))
         self.last_scan = "full"
         self.windows = ()
         return tags
+
+    def _remember(self, tags: tuple[TagObservation, ...]) -> None:
+        """Keep this frame's tags, and for `fine_every` frames where each tag not seen now was last seen."""
+        seen = {t.id for t in tags}
+        missing = {i: (t, age + 1) for i, (t, age) in self._missing.items() if i not in seen and age + 1 < self.fine_every}
+        for t in self._last:
+            if t.id not in seen:
+                missing[t.id] = (t, 0)
+        self._missing = missing
+        self._last = tags

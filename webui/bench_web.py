@@ -279,13 +279,21 @@ def _clock_offset_s(page: Any, tries: int = 7) -> tuple[float, float]:
 
 def _latency_window(browser: Any, url: str, live: Any, ws_url: str, watchers: int, seconds: float) -> dict[str, Any]:
     """Frame-to-drawn latency in a fresh Chromium page over `seconds`, with `watchers` fast watchers beside it."""
+    from playwright.sync_api import Error as PlaywrightError
+
     page = browser.new_page(viewport={"width": 1500, "height": 950})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         page.goto(url + "/", timeout=START_TIMEOUT_S * 1000)
-        page.wait_for_function("window.tablesightDrawn && window.tablesightDrawn.length > 0",
-                               timeout=START_TIMEOUT_S * 1000)
+        try:
+            page.wait_for_function("window.tablesightDrawn && window.tablesightDrawn.length > 0",
+                                   timeout=START_TIMEOUT_S * 1000)
+        except PlaywrightError:
+            hooked = page.evaluate("Array.isArray(window.tablesightDrawn)")
+            why = errors[0] if errors else ("no frame was drawn" if hooked else
+                                            "the page has no window.tablesightDrawn (static/live.js)")
+            raise RuntimeError(f"the live page drew nothing in {START_TIMEOUT_S:g} s: {why}") from None
         with Watchers(ws_url, watchers, 0.0, SETTLE_S + seconds + 0.5) if watchers else _nothing() as w:
             if w is not None:
                 w.wait_ready()
@@ -398,15 +406,21 @@ def run_web_bench(
         out["within_10_percent"] = all(r is not None and r >= 0.9 for r in
                                        (out["ratios"]["fast_vs_none"], out["ratios"]["slow_vs_none"]))
         out["latency"] = []
+        out["latency_error"] = None
         if latency:
+            from playwright.sync_api import Error as PlaywrightError
             from playwright.sync_api import sync_playwright
 
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=str(chromium), args=list(CHROMIUM_ARGS))
-                try:
-                    out["latency"] = [_latency_window(browser, url, live, ws_url, n, lat_s) for n in (0, watchers)]
-                finally:
-                    browser.close()
+            try:  # the fps figures above stand even if the browser part cannot run
+                with sync_playwright() as pw:
+                    browser = pw.chromium.launch(executable_path=str(chromium), args=list(CHROMIUM_ARGS))
+                    try:
+                        for n in (0, watchers):
+                            out["latency"].append(_latency_window(browser, url, live, ws_url, n, lat_s))
+                    finally:
+                        browser.close()
+            except (PlaywrightError, RuntimeError) as err:
+                out["latency_error"] = str(err).strip().splitlines()[0]
     out["load_avg_after"] = list(os.getloadavg())
     return out
 
@@ -443,6 +457,8 @@ def format_web_bench(r: dict[str, Any]) -> str:
         f"(fast) and {_f(_pct(ratios['slow_vs_none']), '{:.0f}')} % (slow) of its frame rate with nobody "
         f"watching; target 90 %: {'met' if r['within_10_percent'] else 'NOT met'}."
     )
+    if r.get("latency_error"):
+        lines += ["", f"Latency could not be measured: {r['latency_error']}"]
     if r.get("latency"):
         lines += ["", "Frame read -> overlays drawn in headless Chromium (wall clock, page clock offset removed)",
                   f"{'':<26} {'frames drawn':>12} {'drawn fps':>9} {'pipeline fps':>12} {'p50 ms':>7} "

@@ -273,9 +273,11 @@ class LiveLoop:
         """
         pipe = self._pipeline
         game, state = getattr(pipe, "game", None), getattr(pipe, "state", None)
-        if game is None or state is None or not hasattr(pipe, "declare"):
-            why = str(getattr(pipe, "status", "") or "the table is not calibrated yet")
-            raise NoGameToRule(f"No game is being ruled ({why}); choose a game and a roster it can start from.")
+        if pipe is None or not hasattr(pipe, "declare"):
+            raise NoGameToRule("No game is being ruled: the table is not calibrated yet; calibrate it first.")
+        if game is None or state is None:
+            raise NoGameToRule(f"No game is being ruled ({getattr(pipe, 'status', '')}); choose a game and a roster "
+                               "it can start from.")
         try:  # the dry run: a malformed action is refused here and never reaches the loop's thread
             game.apply(state, dict(getattr(pipe, "positions", {})), action, random.Random(0))
         except RulesInputError:
@@ -451,8 +453,8 @@ class LiveLoop:
                 continue
             ruled.append((done, verdicts))
         if ruled and dataclasses.is_dataclass(base) and not isinstance(base, type):
-            draw = getattr(pipe, "_overlays", None)
-            overlays = tuple(draw(getattr(pipe, "positions", {}))) if draw is not None else getattr(base, "overlays", ())
+            draw = getattr(pipe, "overlays_now", None)
+            overlays = tuple(draw()) if draw is not None else getattr(base, "overlays", ())
             again = dataclasses.replace(base, events=(), overlays=overlays,
                                         verdicts=tuple(v for _, vs in ruled for v in vs))
             self._publish(again, time.perf_counter(), time.time())

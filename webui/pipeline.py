@@ -20,13 +20,15 @@ from typing import Any
 import numpy as np
 import shapely
 
+from calibration.pose_watch import PoseWatch
 from calibration.table import TableCalibration
 from rules.engine import Action, Game, Outcome, Placement, RulesInputError, Shape, UnitId
 from rules.roster import Roster
 from rules.terrain import TerrainPiece, place_terrain, terrain_to_json
 from vision.positions import BaseFix, measure_bases, smallest_tag_px
-from vision.tags import TagObservation, detect_tags, gray_frame
+from vision.tags import TagObservation, gray_frame
 from vision.tracker import Tracker, TrackState
+from vision.windowed import WindowedDetector
 
 DEFAULT_BASE_HEIGHT_IN = 0.125
 """Tag face above the table for a tag not in the roster, inches."""
@@ -88,6 +90,8 @@ class Pipeline:
         w, h = calibration.board_in
         self.board = {"w": float(w), "d": float(h)}
         self.min_tag_px = float(smallest_tag_px(calibration, SMALLEST_TAG_IN, 0.0))
+        self.detector = WindowedDetector(min_tag_px=self.min_tag_px)  # windows round known tags + full scans
+        self.pose_watch = PoseWatch(calibration)
         self.state: Any = None
         self.status = "measuring only: no game chosen" if game is None else ""
         if game is not None:
@@ -166,13 +170,24 @@ class Pipeline:
         if self.game.name == "valknut" and kind == "move":
             from rules.valknut import action_from_move_event
 
-            return action_from_move_event(event, self.state, before)
+            action = action_from_move_event(event, self.state, before)
+            now = self._placements().get(tag)
+            if now is None:
+                return action
+            # the floor it now stands on: a climb onto a 3" ruin is 3" up, not up and back down
+            return Action(action.kind, action.unit, {**action.params, "z": now.z})
         if self.game.name == "valknut" and kind == "placed" and getattr(self.state, "phase", "") == "deploy":
             return Action("deploy", tag, {"to": list(event["at_in"])})
         if self.game.board == "hex" and kind in ("placed", "move"):
-            return Action("place", tag, {"at": list(event["to_in"] if kind == "move" else event["at_in"])})
+            x, y = event["to_in"] if kind == "move" else event["at_in"]
+            if self.game.stands_at(self.state, tag, float(x), float(y)):
+                return None  # placed already (by a declared action): seeing it there is no news
+            return Action("place", tag, {"at": [x, y]})
         if kind == "move":
             params = {"to": list(event["to_in"]), "length_in": event["length_in"], "pm_in": event["pm_in"]}
+            now = self._placements().get(tag)
+            if now is not None:
+                params["z"] = now.z  # the floor it now stands on
             return Action("move", tag, params)
         return None
 
@@ -185,8 +200,9 @@ class Pipeline:
             return []
         tag = int(event.get("tag", -1))
         if event.get("type") == "move" and tag in before:
-            x0, y0 = event["from_in"]
-            before[tag] = before[tag].moved_to(float(x0), float(y0))
+            x0, y0 = float(event["from_in"][0]), float(event["from_in"][1])
+            floor = self._floor_at(place_terrain(self.terrain, before), x0, y0)  # where it stood, not where it is
+            before[tag] = before[tag].moved_to(x0, y0, floor)
         action = self._action_for(event, before)
         if action is None:
             return []
@@ -212,12 +228,13 @@ class Pipeline:
         t0 = time.perf_counter()
         image = frame.image
         self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
-        tags = detect_tags(gray_frame(image), min_tag_px=self.min_tag_px)
+        tags = self.detector.detect(gray_frame(image))
+        knocked = self._check_pose(tags, (int(image.shape[1]), int(image.shape[0])), int(frame.index))
         t1 = time.perf_counter()
         fixes = self.measure(tags)
         t2 = time.perf_counter()
         before = self._placements()
-        events = [e.to_json() for e in self.tracker.update(int(frame.index), float(frame.t), fixes)]
+        events = knocked + [e.to_json() for e in self.tracker.update(int(frame.index), float(frame.t), fixes)]
         t3 = time.perf_counter()
         verdicts: list[dict[str, Any]] = []
         for event in events:
@@ -245,6 +262,17 @@ class Pipeline:
             timings_ms=timings,
         )
 
+    def _check_pose(self, tags: Sequence[TagObservation], size: tuple[int, int], frame: int) -> list[dict[str, Any]]:
+        """Solve the pose again when the anchors say the camera moved; a "camera_moved" event if it did."""
+        moved = self.pose_watch.check(tags, size)
+        if moved is None:
+            return []
+        self.calibration, shift = moved
+        if shift is None:  # a refinement in the frames after a knock, not news
+            return []
+        return [{"type": "camera_moved", "frame": frame, "anchor_shift_px": round(shift, 2),
+                 "residual_px": round(self.calibration.residual_px, 3)}]
+
     def _overlays(self, positions: Mapping[UnitId, Placement], selected: int | None = None) -> list[dict[str, Any]]:
         shapes: list[dict[str, Any]] = []
         for piece in place_terrain(self.terrain, positions):
@@ -255,6 +283,10 @@ class Pipeline:
             with contextlib.suppress(RulesInputError):
                 shapes += [o.to_json() for o in self.game.overlays(self.state, positions, selected)]
         return shapes
+
+    def overlays_now(self) -> list[dict[str, Any]]:
+        """The terrain and the game's shapes for the positions as they stand (after a declared action)."""
+        return self._overlays(self.positions)
 
     def overlays_for(self, selected: int) -> list[dict[str, Any]]:
         """The game's shapes with `selected` chosen: its rings, bands and movement allowance."""

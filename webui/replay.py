@@ -28,10 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from calibration.errors import CalibrationError, InputError
-from calibration.table import TableCalibration, calibrate_table, collect_anchors, load_calibration
+from calibration.errors import InputError
+from calibration.table import TableCalibration, load_calibration
 from rules.engine import Action, Game, RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain
@@ -39,14 +37,6 @@ from vision.session_dir import is_session_dir
 from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource
 from webui.pipeline import Pipeline
 from webui.store import SessionStore
-
-ANCHOR_SHIFT_PX = 1.5
-"""RMS distance (px) between the anchors' detected centres and where the calibration projects them beyond
-which the camera has moved: detector noise is ~0.05 px, a knock of a third of a degree ~5-10 px."""
-
-
-REFINE_FRAMES = 10
-"""Frames after a knock in which the pose is solved again and kept when its residual is clearly lower."""
 
 
 class ReplayInputError(InputError):
@@ -85,21 +75,6 @@ def read_declarations(path: Path) -> dict[int, list[Action]]:
                                    '"end_activation", "unit": 14}}; fix or delete that line.') from None
         out.setdefault(frame, []).append(action)
     return out
-
-
-def game_score(game: Game | None, state: Any) -> dict[str, Any] | None:
-    """The game's score now, when it keeps one: Magni's points (tiles on the board), Valknut's Runestones
-    delivered and kills. None for a game without a score (or no game)."""
-    if game is None or state is None:
-        return None
-    if game.name == "magni":
-        from rules.magni_scoring import score
-
-        return dict(score(state.tiles(), state.owners).points)
-    if game.name == "valknut":
-        return {"delivered": {p: state.delivered.of(p) for p in state.players},
-                "kills": {p: state.kills.of(p) for p in state.players}}
-    return None
 
 
 @dataclass(frozen=True)
@@ -161,58 +136,6 @@ def load_setup(source: FrameSource, calibration: Path | None = None, roster: Pat
     return ReplaySetup(cal, ros, ter, chosen, game_setup, declarations)
 
 
-class PoseWatch:
-    """Notices a knocked camera: the anchors' detected centres against the calibration's projection of them;
-    past ANCHOR_SHIFT_PX (RMS) with every anchor in view, the pose is solved again from them."""
-
-    def __init__(self, calibration: TableCalibration) -> None:
-        self.calibration = calibration
-        layout = calibration.layout
-        self._ids = tuple(layout.ids)
-        self._refine = 0
-        self._centres = np.array([[*layout.anchors[i].centre, layout.anchors[i].z_in] for i in self._ids], np.float64)
-
-    def shift_px(self, tags: Any) -> float | None:
-        seen = {t.id: t.center_px for t in tags if t.id in self._ids}
-        if len(seen) < 2:
-            return None
-        idx = [k for k, i in enumerate(self._ids) if i in seen]
-        predicted = self.calibration.table_to_image(self._centres[idx])
-        found = np.array([seen[self._ids[k]] for k in idx])
-        return float(np.sqrt(np.mean(np.sum((predicted - found) ** 2, axis=1))))
-
-    def _solve(self, tags: Any, size: tuple[int, int]) -> TableCalibration | None:
-        anchors = collect_anchors(((t.id, t.corners_px) for t in tags), self.calibration.layout)
-        if len(anchors) < len(self._ids):
-            return None
-        try:
-            return calibrate_table(anchors, self.calibration.layout, size, self.calibration.camera)
-        except CalibrationError:
-            return None
-
-    def check(self, tags: Any, size: tuple[int, int]) -> tuple[TableCalibration, float | None] | None:
-        """A new calibration if the camera moved (with the anchor shift that showed it), or, in the
-        REFINE_FRAMES after that, a better one (shift None: a jolted camera's first frames are blurred)."""
-        shift = self.shift_px(tags)
-        if shift is None:
-            return None
-        if shift <= ANCHOR_SHIFT_PX:
-            if self._refine <= 0:
-                return None
-            self._refine -= 1
-            cal = self._solve(tags, size)
-            if cal is None or cal.residual_px >= 0.8 * self.calibration.residual_px:
-                return None
-            self.calibration = cal
-            return cal, None
-        cal = self._solve(tags, size)
-        if cal is None:
-            return None
-        self.calibration = cal
-        self._refine = REFINE_FRAMES
-        return cal, shift
-
-
 class ReplayRun:
     """One replay of `source` with `setup`; `events()` yields the JSON events (see the module docstring) and
     records them in `store` as they happen if one is given."""
@@ -223,7 +146,6 @@ class ReplayRun:
         self.setup = setup
         self.store = store
         self.pipeline = Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup, seed)
-        self.watch = PoseWatch(setup.calibration)
         self.frames = 0
         self.counts = {"moves": 0, "verdicts": 0, "illegal": 0, "too_close": 0, "camera_moved": 0}
 
@@ -250,7 +172,7 @@ class ReplayRun:
         started = time.perf_counter()
         pipe = self.pipeline
         game = self.setup.game
-        score = game_score(game, pipe.state)
+        score = game.score(pipe.state) if game is not None and pipe.state is not None else None
         last = -1
         if self.store is not None:
             self.store.begin_session(source=self.source.description, game=game.name if game else "",
@@ -267,24 +189,18 @@ class ReplayRun:
             for event in result.events:
                 if event.get("type") == "move":
                     self.counts["moves"] += 1
+                if event.get("type") == "camera_moved":
+                    self.counts["camera_moved"] += 1
                 yield self._emit(dict(event))
             for v in result.verdicts:
                 self.counts["verdicts"] += 1
                 self.counts["illegal"] += v.get("outcome") == "illegal"
                 self.counts["too_close"] += v.get("outcome") == "too close to call"
                 yield self._emit({"type": "verdict", "frame": last, **{k: x for k, x in v.items() if k != "frame"}})
-            now = game_score(game, pipe.state)
+            now = game.score(pipe.state) if game is not None and pipe.state is not None else None
             if now != score:
                 score = now
                 yield self._emit({"type": "score", "frame": last, "score": now})
-            moved = self.watch.check(result.tags, (int(frame.image.shape[1]), int(frame.image.shape[0])))
-            if moved is not None:
-                cal, shift = moved
-                pipe.calibration = cal  # the next frame is measured with the pose solved from this one
-                if shift is not None:
-                    self.counts["camera_moved"] += 1
-                    yield self._emit({"type": "camera_moved", "frame": last, "anchor_shift_px": round(shift, 2),
-                                      "residual_px": round(cal.residual_px, 3)})
         summary: dict[str, Any] = {"type": "summary", "frame": last, "frames": self.frames, **self.counts}
         if score is not None:
             summary["score"] = score

@@ -188,9 +188,10 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]
     """The actions the players may declare now (not the camera's moves), grouped by kind, with labels."""
     pipe, game, state, roster = _ruled(runtime)
     if game is None or state is None:
-        why = str(getattr(pipe, "status", "") or "the table is not calibrated yet")
+        why = ("the table is not calibrated yet; calibrate it first" if not hasattr(pipe, "declare")
+               else f"{getattr(pipe, 'status', '')}; choose a game and a roster it can start from")
         return {"game": getattr(game, "name", None), "status": None, "groups": [], "count": 0, "total": 0,
-                "capped": False, "message": f"No game is being ruled ({why})."}
+                "capped": False, "message": f"No game is being ruled: {why}."}
     positions = dict(getattr(pipe, "positions", {}))
     try:
         every = game.legal_actions(state, positions)

@@ -3,12 +3,25 @@ import { startTableView, eventClass } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
 
 const REFRESH_MS = 2000;
+const DRAWN_LIMIT = 2000;
+
+// Frames drawn, newest last, for `tablesight bench --web` (webui/bench_web.py): [frame_index, captured_at
+// (server wall clock when the frame was read, s), drawn_at (this page's wall clock right after the overlays
+// were drawn, s), the server's pipeline ms].
+const drawn = [];
+window.tablesightDrawn = drawn;
+function noteDrawn(msg) {
+  if (typeof msg.captured_at !== "number") return;
+  const pipelineMs = msg.status ? msg.status.latency_ms : null;
+  drawn.push([msg.frame_index, msg.captured_at, (performance.timeOrigin + performance.now()) / 1000, pipelineMs]);
+  if (drawn.length > DRAWN_LIMIT) drawn.splice(0, drawn.length - DRAWN_LIMIT);
+}
 
 export async function startLive({ wsPath }) {
   const declare = startDeclare();
   startTableView({
     wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events",
-    onFrame(msg) { if (msg) declare.frame(msg); },
+    onFrame(msg) { if (msg) { noteDrawn(msg); declare.frame(msg); } },
   });
   const select = document.getElementById("game");
   const info = document.getElementById("roster-info");
