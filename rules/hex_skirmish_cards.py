@@ -37,6 +37,8 @@ ABILITIES = {
 SKULL_FACES = frozenset({1, 2, 3})
 SHIELD_FACES = frozenset({4, 5})
 STATS = ("life", "move", "range", "attack", "defense", "height")
+MAX_STAT = 99
+"""Largest value a card's stat may have (dice are rolled one by one; a bigger number is a typo)."""
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,8 @@ def parse_card(obj: Any, where: str) -> ArmyCard:
     for key in STATS:
         v = obj.get(key, obj.get(key.capitalize()))
         low = 1 if key in ("life", "height", "range") else 0
-        if isinstance(v, bool) or not isinstance(v, int) or v < low:
-            raise RosterError(f'{where} needs "{key}" as a whole number, {low} or more; got {v!r}.')
+        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= MAX_STAT:
+            raise RosterError(f'{where} needs "{key}" as a whole number from {low} to {MAX_STAT}; got {v!r}.')
         values[key] = v
     listed = obj.get("abilities", [])
     if not isinstance(listed, list) or not all(isinstance(a, str) for a in listed):

@@ -233,6 +233,10 @@ def corners_of(h: Hex) -> tuple[Corner, ...]:
 # ---------------------------------------------------------------------------------------------- layout
 
 ORIENTATIONS = ("pointy", "flat")
+MAX_CELL_IN = 100.0
+"""Largest cell radius a layout may give, inches (a bigger one is a typo)."""
+MAX_HEXAGON_RADIUS = 100
+"""Largest "hexagon" board radius, cells (30,301 cells)."""
 
 
 @dataclass(frozen=True)
@@ -361,8 +365,8 @@ def parse_layout(obj: Any, where: str = "the board layout") -> Layout:
     if orientation not in ORIENTATIONS:
         raise BoardError(f'{where}: orientation is {orientation!r}; use "pointy" or "flat".')
     size = _number(obj["size_in"], f'{where}: "size_in"')
-    if size <= 0:
-        raise BoardError(f'{where}: "size_in" is {size:g}; the cell radius must be more than 0 inches.')
+    if not 0 < size <= MAX_CELL_IN:
+        raise BoardError(f'{where}: "size_in" is {size:g}; the cell radius must be more than 0 inches (at most {MAX_CELL_IN:g}).')
     return Layout(
         size_in=size,
         orientation=orientation,
@@ -471,7 +475,7 @@ def parse_hex(value: Any, where: str) -> Hex:
 
 def _parse_cell(entry: Any, where: str, terrains: frozenset[str], default: Cell) -> Cell:
     terrain = entry.get("terrain", default.terrain)
-    if terrain not in terrains:
+    if not isinstance(terrain, str) or terrain not in terrains:
         raise BoardError(f"{where} has unknown terrain {terrain!r}; use one of {', '.join(sorted(terrains))}.")
     elevation = entry.get("elevation", default.elevation)
     if isinstance(elevation, bool) or not isinstance(elevation, int) or elevation < 0:
@@ -500,8 +504,8 @@ def parse_board(obj: Any, terrains: Iterable[str] = TERRAINS, where: str = "the 
     cells: dict[Hex, Cell] = {}
     radius = obj.get("hexagon")
     if radius is not None:
-        if isinstance(radius, bool) or not isinstance(radius, int) or radius < 0:
-            raise BoardError(f'{where}: "hexagon" must be a radius of 0 or more cells; got {radius!r}.')
+        if isinstance(radius, bool) or not isinstance(radius, int) or not 0 <= radius <= MAX_HEXAGON_RADIUS:
+            raise BoardError(f'{where}: "hexagon" must be a radius of 0 to {MAX_HEXAGON_RADIUS} cells; got {radius!r}.')
         cells = {h: default for h in hexagon(radius)}
     listed = obj.get("cells", [])
     if not isinstance(listed, list):

@@ -51,18 +51,18 @@ def sequence() -> Sequence1080:
     return make_sequence()
 
 
-def make_sequence() -> Sequence1080:
+def make_sequence(size: tuple[int, int] = (1920, 1080), frames: int = FRAMES) -> Sequence1080:
     """18 frames at 1080p: 40 bases (tags 0.5-1.0"), 10 of them slid up to 0.5" every frame, one small base
     lifted at frame 4 and put down far away at frame 6."""
     rng = np.random.default_rng(20260705)
-    pose = camera_framing_board(BOARD, CAMERA_HEIGHT_IN, CAMERA_TILT_DEG, 0.0, (1920, 1080))
+    pose = camera_framing_board(BOARD, CAMERA_HEIGHT_IN, CAMERA_TILT_DEG, 0.0, size)
     first = bench_scene(pose, rng)
     bases = list(first.bases)
     small = min((b for b in bases if b.z_in < 1.0), key=lambda b: b.tag_in)
     scenes: list[Scene] = []
     grays: list[np.ndarray] = []
     min_tag_px = math.inf
-    for k in range(FRAMES):
+    for k in range(frames):
         if k > 0:
             for i in rng.choice(len(bases), SLIDERS, replace=False):
                 b = bases[i]

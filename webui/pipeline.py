@@ -70,6 +70,8 @@ class Pipeline:
 
     game_setup: the game's setup object (docs/scenarios/<game>.md); default: roster + terrain. If the game
     cannot start from it, the pipeline still measures and tracks, and says why in `status`.
+    declarations: actions players declared, by frame index (a recorded session's declarations.jsonl); each
+    is ruled at its frame, after the frame's own events.
     """
 
     def __init__(
@@ -80,17 +82,21 @@ class Pipeline:
         game: Game | None = None,
         game_setup: Mapping[str, Any] | None = None,
         seed: int = 0,
+        declarations: Mapping[int, Sequence[Action]] | None = None,
+        fine_every: int = 1,
     ) -> None:
         self.calibration = calibration
         self.roster = roster
         self.terrain = tuple(terrain)
         self.game = game
         self.rng = random.Random(seed)
+        self.declarations = {int(k): tuple(v) for k, v in (declarations or {}).items()}
         self.tracker = Tracker(known_tags=self._known_tags())
         w, h = calibration.board_in
         self.board = {"w": float(w), "d": float(h)}
         self.min_tag_px = float(smallest_tag_px(calibration, SMALLEST_TAG_IN, 0.0))
-        self.detector = WindowedDetector(min_tag_px=self.min_tag_px)  # windows round known tags + full scans
+        # fine_every 1: a full scan every frame (replays, golden transcripts); live: FINE_EVERY (vision/windowed.py)
+        self.detector = WindowedDetector(min_tag_px=self.min_tag_px, fine_every=fine_every)
         self.pose_watch = PoseWatch(calibration)
         self.state: Any = None
         self.status = "measuring only: no game chosen" if game is None else ""
@@ -242,7 +248,7 @@ class Pipeline:
                 verdicts.append({**v, "frame": int(frame.index), "event": event.get("type")})
             before = self._placements()
         self.positions = self._placements()
-        for action in declared:
+        for action in (*self.declarations.get(int(frame.index), ()), *declared):
             for v in self.declare(action):
                 verdicts.append({**v, "frame": int(frame.index), "event": "declared", "action": action.to_json()})
         overlays = self._overlays(self.positions)

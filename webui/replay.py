@@ -33,7 +33,7 @@ from calibration.table import TableCalibration, load_calibration
 from rules.engine import Action, Game, RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain
-from vision.session_dir import is_session_dir
+from vision.session_dir import RecordedSession, is_session_dir
 from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource
 from webui.pipeline import Pipeline
 from webui.store import SessionStore
@@ -102,6 +102,24 @@ def open_source(spec: str | Path) -> FrameSource:
     return VideoSource(path)
 
 
+def session_plan(session: RecordedSession | None, game: Game | None) -> tuple[dict[str, Any] | None,
+                                                                           dict[int, list[Action]]]:
+    """The game setup object and the declared actions by frame that a recorded session carries (manifest keys
+    "game", "setup", "declarations"); the setup only when the session was recorded for that same game."""
+    if session is None:
+        return None, {}
+    extra: Mapping[str, Any] = session.manifest.extra
+    game_setup = None
+    setup_name = extra.get("setup")
+    if isinstance(setup_name, str) and game is not None and game.name == extra.get("game"):
+        game_setup = read_json(session.directory / setup_name, "game setup")
+        if not isinstance(game_setup, dict):
+            raise ReplayInputError(f"The game setup file {session.directory / setup_name} must hold a JSON object.")
+    decl_name = extra.get("declarations")
+    declarations = read_declarations(session.directory / decl_name) if isinstance(decl_name, str) else {}
+    return game_setup, declarations
+
+
 def load_setup(source: FrameSource, calibration: Path | None = None, roster: Path | None = None,
                terrain: Path | None = None, game: str | None = None) -> ReplaySetup:
     """The replay's setup: flags first, then what a recorded session carries. Raises InputError /
@@ -122,17 +140,7 @@ def load_setup(source: FrameSource, calibration: Path | None = None, roster: Pat
     if name is None and ros is not None:
         name = ros.game
     chosen = find_game(name) if name else None
-    game_setup = None
-    declarations: dict[int, list[Action]] = {}
-    if session is not None:
-        setup_name = extra.get("setup")
-        if isinstance(setup_name, str) and chosen is not None and chosen.name == extra.get("game"):
-            game_setup = read_json(session.directory / setup_name, "game setup")
-            if not isinstance(game_setup, dict):
-                raise ReplayInputError(f"The game setup file {session.directory / setup_name} must hold a JSON object.")
-        decl_name = extra.get("declarations")
-        if isinstance(decl_name, str):
-            declarations = read_declarations(session.directory / decl_name)
+    game_setup, declarations = session_plan(session, chosen)
     return ReplaySetup(cal, ros, ter, chosen, game_setup, declarations)
 
 
@@ -145,7 +153,8 @@ class ReplayRun:
         self.source = source
         self.setup = setup
         self.store = store
-        self.pipeline = Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup, seed)
+        self.pipeline = Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup, seed,
+                                 declarations=setup.declarations)
         self.frames = 0
         self.counts = {"moves": 0, "verdicts": 0, "illegal": 0, "too_close": 0, "camera_moved": 0}
 
@@ -180,8 +189,7 @@ class ReplayRun:
         if game is not None and pipe.status:
             yield self._emit({"type": "status", "frame": 0, "message": pipe.status})
         for frame in self.source:
-            declared = self.setup.declarations.get(int(frame.index), [])
-            result = pipe.process(frame, declared=declared)
+            result = pipe.process(frame)
             self.frames += 1
             last = int(frame.index)
             if self.store is not None:

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import InputError
-from rules.engine import RulesInputError, find_game
+from rules.engine import Action, RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
-from vision.session_dir import is_session_dir
+from vision.session_dir import is_session_dir, open_session
 from vision.sources import CameraSource, VideoSource
 from webui.feeds import RecordingFeed, StreamFeed
 from webui.live import DetectOnly, Feed, LiveLoop, PipelineLike
@@ -42,6 +42,10 @@ class TableSetup:
     roster: Roster | None = None
     terrain: tuple[TerrainPiece, ...] = ()
     game: str | None = None
+    game_setup: dict[str, Any] | None = None
+    """The game's setup object a recorded session carries (None: start from the roster and terrain)."""
+    declarations: dict[int, list[Action]] = field(default_factory=dict)
+    """Actions the players declared in a recorded session, by frame index."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def terrain_json(self) -> dict[str, Any]:
@@ -57,6 +61,18 @@ def read_json_file(path: Path, what: str) -> Any:
         raise SetupError(f"The {what} file {path} cannot be read ({err}); check it.") from None
     except json.JSONDecodeError as err:
         raise SetupError(f"The {what} file {path} is not valid JSON (line {err.lineno}); fix it.") from None
+
+
+def with_session_plan(setup: TableSetup, session_dir: Path | None) -> TableSetup:
+    """`setup` plus the game setup and declarations a recorded session carries, when it was recorded for
+    the same game."""
+    if session_dir is None or not is_session_dir(session_dir) or setup.game is None:
+        return setup
+    from webui.replay import session_plan
+
+    game_setup, declarations = session_plan(open_session(session_dir), find_game(setup.game))
+    setup.game_setup, setup.declarations = game_setup, declarations
+    return setup
 
 
 def load_setup_files(
@@ -82,7 +98,10 @@ def make_pipeline(setup: TableSetup) -> PipelineLike:
         return DetectOnly()
     from webui.pipeline import Pipeline
 
-    return Pipeline(cal, roster, terrain, find_game(game) if game else None)
+    with setup.lock:
+        game_setup, declarations = setup.game_setup, setup.declarations
+    return Pipeline(cal, roster, terrain, find_game(game) if game else None, game_setup,
+                    declarations=declarations)
 
 
 class Runtime:
@@ -144,6 +163,8 @@ class Runtime:
         if s.source_kind == "video":
             if not s.source or not Path(s.source).is_file():
                 raise SetupError(f"--video {s.source} is not a file; give a video file's path.")
+            with VideoSource(Path(s.source)) as video:
+                next(iter(video), None)  # not a video, or no readable frame: one sentence now, not an empty feed
             return Path(s.source)
         return None
 
@@ -159,12 +180,13 @@ class Runtime:
             saved = self.setup_dir / name
             return saved if saved.is_file() else None
 
-        return load_setup_files(
+        setup = load_setup_files(
             pick(s.calibration_file, "calibration.json"),
             pick(s.roster_file, "roster.json"),
             pick(s.terrain_file, "terrain.json"),
             s.game,
         )
+        return with_session_plan(setup, session)
 
     def _open_live_feed(self) -> Feed:
         s = self.settings
@@ -198,6 +220,7 @@ class Runtime:
         with self.setup.lock:
             self.setup.roster = roster
             self.setup.game = game.name
+            self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its roster
         self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
         self.live.rebuild()
         return roster
@@ -205,6 +228,8 @@ class Runtime:
     def set_game(self, name: str) -> str:
         game = find_game(name)
         with self.setup.lock:
+            if self.setup.game != game.name:
+                self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its game
             self.setup.game = game.name
         self.live.rebuild()
         return game.name
@@ -261,7 +286,8 @@ class Runtime:
             return p if p.is_file() else None
 
         try:
-            return load_setup_files(att("calibration.json"), att("roster.json"), att("terrain.json"), None)
+            setup = load_setup_files(att("calibration.json"), att("roster.json"), att("terrain.json"), None)
+            return with_session_plan(setup, path)
         except (InputError, RulesInputError) as err:
             raise SetupError(f"Session {path.name} has a setup file that cannot be used: {err}") from None
 

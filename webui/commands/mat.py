@@ -22,6 +22,9 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if not out.parent.exists():
         raise PrintableError(f"Cannot write {out}: folder {out.parent} does not exist.")
-    out.write_bytes(anchor_mat_pdf(layout, args.paper))
+    try:
+        out.write_bytes(anchor_mat_pdf(layout, args.paper))
+    except OSError as err:
+        raise PrintableError(f"Cannot write {out} ({err.strerror or err}); check the -o path.") from None
     print(f"Wrote {len(layout.anchors)} anchors for a {board[0]:g}\" x {board[1]:g}\" board to {out}.")
     return 0

@@ -7,6 +7,8 @@ an access token, which is made up and printed at start (or give one with --token
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 from pathlib import Path
 
 from webui.settings import Settings, SourceKind, is_loopback
@@ -53,6 +55,27 @@ def settings_from(args: argparse.Namespace) -> Settings:
     ).with_defaults()
 
 
+def check_can_listen(host: str, port: int) -> None:
+    """Raise InputError (one sentence) if nothing could listen on host:port: an unknown address or a port in use."""
+    from calibration.errors import InputError
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError):
+        raise InputError(f"--host {host} is not an address of this machine; use 127.0.0.1 (or 0.0.0.0 for all).") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise InputError(f"Port {port} on {host} is in use; stop what uses it or pick another --port.") from None
+            raise InputError(
+                f"Cannot listen on {host} port {port} ({err.strerror or err}); use 127.0.0.1 or an address of this machine."
+            ) from None
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -62,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         raise InputError(f"--port {args.port} is not a port number; use 1 to 65535 (8000 is usual).")
+    check_can_listen(args.host, args.port)
     settings = settings_from(args)
     Runtime(settings)  # reads the source and the setup files now, so a bad path is one sentence, not a traceback
     host = f"[{settings.host}]" if ":" in settings.host else settings.host

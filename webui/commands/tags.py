@@ -29,6 +29,9 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if not out.parent.exists():
         raise PrintableError(f"Cannot write {out}: folder {out.parent} does not exist.")
-    out.write_bytes(pdf)
+    try:
+        out.write_bytes(pdf)
+    except OSError as err:
+        raise PrintableError(f"Cannot write {out} ({err.strerror or err}); check the -o path.") from None
     print(f'Wrote {len(ids)} tags of {size:g}" to {out}; check its ruler after printing.')
     return 0
