@@ -23,6 +23,7 @@ the author's.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -182,6 +183,15 @@ class SkirmishState:
 
     def with_figure(self, fig: Figure) -> SkirmishState:
         return replace(self, figures=tuple(fig if f.tag == fig.tag else f for f in self.figures))
+
+
+def _table_position(at: Any) -> bool:
+    """Whether `at` is [x, y]: two finite numbers (table inches)."""
+    return (
+        isinstance(at, list)
+        and len(at) == 2
+        and all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in at)
+    )
 
 
 def _verdict(rule: str, outcome: Outcome, message: str, unit: UnitId | None = None, **numbers: Json) -> Verdict:
@@ -529,7 +539,7 @@ class HexSkirmish(Game):
                 path = []
             elif "at" in p:
                 at = p["at"]
-                if not isinstance(at, list) or len(at) != 2:
+                if not _table_position(at):
                     raise ActionError('A move\'s "at" must be a table position [x, y] in inches.')
                 goal = state.layout.from_table(float(at[0]), float(at[1]))[0]
                 path = []
@@ -878,11 +888,7 @@ def _positions(units: list[Any], layout: Layout) -> dict[UnitId, Placement]:
             x, y = layout.to_table(h)
         elif "at" in u:
             at = u["at"]
-            if (
-                not isinstance(at, list)
-                or len(at) != 2
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in at)
-            ):
+            if not _table_position(at):
                 raise ScenarioError(f'unit {tag}\'s "at" must be a table position [x, y] in inches; got {at!r}.')
             x, y = float(at[0]), float(at[1])
         else:
