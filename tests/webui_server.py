@@ -12,7 +12,7 @@ from typing import Any
 
 import uvicorn
 
-from webui.server import create_app
+from webui.server import UVICORN_OPTIONS, create_app
 from webui.settings import Settings
 
 
@@ -28,7 +28,7 @@ def running_server(settings: Settings) -> Iterator[tuple[str, Any]]:
     port = free_port()
     settings = settings.model_copy(update={"host": "127.0.0.1", "port": port})
     app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", **UVICORN_OPTIONS))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -74,14 +74,14 @@ def serving(session: Path, work: Path) -> Iterator[tuple[str, Any]]:
     """The real web server playing `session` in a loop on 127.0.0.1:<free port>; yields (base URL, app)."""
     import uvicorn
 
-    from webui.server import create_app
+    from webui.server import UVICORN_OPTIONS, create_app
     from webui.settings import Settings
 
     port = _free_port()
     settings = Settings(host="127.0.0.1", port=port, source_kind="sample", source=str(session), loop_sample=True,
                         sessions_dir=work / "sessions", setup_dir=work / "setup")
     app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", **UVICORN_OPTIONS))
     thread = threading.Thread(target=server.run, name="tablesight-bench-server", daemon=True)
     thread.start()
     deadline = time.monotonic() + START_TIMEOUT_S

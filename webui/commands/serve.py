@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
     from calibration.errors import InputError
     from webui.runtime import Runtime
-    from webui.server import create_app
+    from webui.server import UVICORN_OPTIONS, create_app
 
     if not 0 < args.port < 65536:
         raise InputError(f"--port {args.port} is not a port number; use 1 to 65535 (8000 is usual).")
@@ -94,5 +94,5 @@ def run(args: argparse.Namespace) -> int:
         url += f"?token={settings.token}"
     note = "" if is_loopback(settings.host) else " (others on your network can open it with the token)"
     print(f"Tablesight is serving {settings.source_kind} at {url}{note}", flush=True)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="warning")
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, **UVICORN_OPTIONS)
     return 0
