@@ -3,7 +3,9 @@
 Renders seeded 30" x 22" tables at 720p, 1080p and 4K (--quick: 720p and 1080p, 3 frames), then times
 detection + mapping against a bare pupil-apriltags detector and scores recall and position error against
 the renderer's truth; also rules geometry, the tracker and JPEG costs. --json prints the report as one JSON
-object; --out FILE also writes that JSON to FILE. docs/bench.md explains every row.
+object; --out FILE also writes that JSON to FILE. --web adds the web UI's figures: the pipeline's frame rate
+with 0, 1 and N watching browsers' WebSockets, and the latency from a frame read to its overlays drawn in
+headless Chromium (several minutes). docs/bench.md explains every row.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ def configure(p: argparse.ArgumentParser) -> None:
         help=f"frames a resolution (default {DEFAULT_FRAMES}, {QUICK_FRAMES} with --quick)",
     )
     p.add_argument("--out", metavar="FILE", help="also write the JSON report to FILE")
+    p.add_argument("--web", action="store_true", help="also measure the web UI with --watchers browsers")
+    p.add_argument("--watchers", type=int, default=10, metavar="N", help="WebSocket watchers for --web (default 10)")
+    p.add_argument("--seconds", type=float, default=30.0, metavar="S", help="window length for --web (default 30)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,8 +47,18 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(
                 f"--out {out}: the folder {out.parent} does not exist; create it or pick another."
             )
+    if args.web and not (1 <= args.watchers <= 50 and 2.0 <= args.seconds <= 300.0):
+        raise InputError("--watchers must be 1 to 50 and --seconds 2 to 300 for --web; pick values in those ranges.")
     report = run_bench(frames=frames, quick=args.quick, progress=main_progress).to_json()
+    web_table = ""
+    if args.web:
+        from webui.bench_web import format_web_bench, run_web_bench
+
+        main_progress(f"web UI: {args.watchers} watchers, {args.seconds:g} s windows")
+        web = run_web_bench(seconds=args.seconds, watchers=args.watchers)
+        report["web"] = web
+        web_table = "\n" + format_web_bench(web)
     if out is not None:
         out.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report) if args.json else format_table(report))
+    print(json.dumps(report) if args.json else format_table(report) + web_table)
     return 0
