@@ -65,7 +65,7 @@ def read_gray(path: str | Path) -> np.ndarray:
     """An image file as 8-bit grey; CalibrationError naming it if missing or not an image."""
     p = Path(path)
     if not p.is_file():
-        raise CalibrationError(f"Image {p} does not exist; check the path.")
+        raise CalibrationError(f"Image {p} {'is a folder' if p.is_dir() else 'does not exist'}; check the path.")
     data = np.fromfile(str(p), dtype=np.uint8)
     image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
     if image is None:

@@ -696,7 +696,7 @@ def _xy(value: Any, where: str) -> tuple[float, float]:
     if (
         not isinstance(value, list | tuple)
         or len(value) != 2
-        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= 10_000 for v in value)
     ):
         raise ScenarioError(f"{where} must be a table position [x, y] in inches; got {value!r}.")
     return (float(value[0]), float(value[1]))

@@ -24,6 +24,8 @@ from rules.engine import Inches, RosterError, UnitId
 MM_PER_INCH = 25.4
 FIRST_BASE_TAG = 10
 """Tag ids below this are anchors, never bases."""
+LAST_TAG = 586
+"""The largest tag36h11 id."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +113,13 @@ def parse_roster(obj: Any, source: str = "the roster") -> Roster:
         where = f"{source}, tag {tag}"
         if tag < FIRST_BASE_TAG:
             raise RosterError(f"{where}: ids 0-{FIRST_BASE_TAG - 1} are anchor tags; give bases ids from 10 up.")
+        if tag > LAST_TAG:
+            raise RosterError(f"{where}: tag36h11 has ids up to {LAST_TAG} only; give the id printed on the base.")
         if tag in units:
             raise RosterError(f"{where} is listed twice; every base needs its own tag id.")
         for key in ("profile", "owner"):
             if not isinstance(entry.get(key), str) or not entry.get(key):
-                raise RosterError(f'{where} has no "{key}"; every unit needs a {key} name.')
+                raise RosterError(f'{where} has no "{key}"; every unit needs its {key}\'s name.')
         offset = entry.get("tag_offset_in", [0.0, 0.0])
         if (
             not isinstance(offset, list | tuple)

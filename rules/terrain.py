@@ -33,6 +33,8 @@ from rules.engine import Inches, Placement, RulesInputError
 
 KINDS = frozenset({"blocking", "obscuring", "impassable", "difficult", "water", "elevated"})
 """Every kind a terrain piece may have."""
+MAX_IN = 10_000.0
+"""Largest |coordinate| or height a terrain piece may have, inches (a bigger one is a typo)."""
 
 
 class TerrainError(RulesInputError):
@@ -102,7 +104,7 @@ def place_terrain(pieces: Iterable[TerrainPiece], positions: Mapping[int, Placem
 
 def _number(entry: Mapping[str, Any], key: str, default: float, where: str) -> float:
     value = entry.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value > MAX_IN:
         raise TerrainError(f"{where}: {key} must be a number of inches; got {value!r}.")
     if value < 0:
         raise TerrainError(f"{where}: {key} is {value}, below 0; give the height above the table in inches.")
@@ -131,7 +133,7 @@ def parse_piece(entry: Any, index: int = 0) -> TerrainPiece:
         or not all(
             isinstance(p, list | tuple)
             and len(p) == 2
-            and all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in p)
+            and all(isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= MAX_IN for v in p)
             for p in poly_in
         )
     ):

@@ -343,7 +343,9 @@ class Valknut(Game):
                                      "capacity": st.capacity}))
         elif kind == "section":
             at = q.get("at")
-            if not isinstance(at, list) or len(at) != 2:
+            if not isinstance(at, list) or len(at) != 2 or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in at
+            ):
                 raise ScenarioError('The question "section" needs "at": [x, y] in inches.')
             n = table.battlefield.section_at(float(at[0]), float(at[1]))
             verdicts.append(Verdict("valknut.sections", Outcome.INFO, f"({at[0]}, {at[1]}) is in section {n}.",

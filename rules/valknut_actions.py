@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.engine import Action, ActionError, Inches, Outcome, Placement, Positions, Verdict
+from rules.engine import Action, ActionError, Inches, Outcome, Placement, Positions, ScenarioError, Verdict
 from rules.geometry import (
     Measure,
     centre_distance,
@@ -78,7 +78,8 @@ def _point(params: Mapping[str, Any], key: str, kind: str) -> tuple[float, ...]:
     if (
         not isinstance(value, list | tuple)
         or len(value) not in (2, 3)
-        or not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and abs(v) <= 10_000
+                   for v in value)
     ):
         raise ActionError(f'A "{kind}" action needs "{key}": [x, y] in table inches; got {value!r}.')
     return tuple(float(v) for v in value)
@@ -276,6 +277,13 @@ def _at(table: Table, action: Action, tag: int, key: str = "to") -> Placement:
     return Placement(tag, pt[0], pt[1], z, 0.0 if pm is None else pm)
 
 
+def _zone_of(state: ValknutState, player: str) -> int:
+    zone = state.drop_zone(player)
+    if zone is None:
+        raise ScenarioError(f'{player} has no drop zone yet; give state "drop_zones", e.g. {{"{player}": 1}}.')
+    return zone
+
+
 def check_deploy(table: Table, action: Action) -> list[Verdict]:
     state = table.state
     out = _phase(state, "deploy", "deploy")
@@ -289,8 +297,7 @@ def check_deploy(table: Table, action: Action) -> list[Verdict]:
     if unit.owner != who:
         return [_v("valknut.deploy.alternate", Outcome.ILLEGAL,
                    f"It is {who}'s turn to place a unit; the players alternate, the higher roller first.", tag)]
-    zone = state.drop_zone(unit.owner)
-    assert zone is not None
+    zone = _zone_of(state, unit.owner)
     return _placement_checks(table, tag, _at(table, action, tag), "valknut.deploy.wholly_within", zone)
 
 
@@ -358,8 +365,7 @@ def check_redeploy(table: Table, action: Action) -> list[Verdict]:
         out.append(_v("valknut.redeploy.penalty", Outcome.LEGAL,
                       f"Unit {tag} returns with a permanent -1 {penalty}" if penalty != "speed"
                       else f'Unit {tag} returns with a permanent -2" Speed', tag, penalty=penalty))
-    zone = state.drop_zone(unit.owner)
-    assert zone is not None
+    zone = _zone_of(state, unit.owner)
     return out + _placement_checks(table, tag, _at(table, action, tag), "valknut.redeploy.wholly_within", zone)
 
 
@@ -795,7 +801,8 @@ def resolve_pick_up_runestone(table: Table, action: Action, dice: Dice) -> Rulin
 def _blessings_param(action: Action) -> list[tuple[int, str]]:
     raw = action.params.get("blessings")
     if not isinstance(raw, list) or not all(
-        isinstance(b, list | tuple) and len(b) == 2 and isinstance(b[0], int) and b[1] in BLESSINGS for b in raw
+        isinstance(b, list | tuple) and len(b) == 2 and isinstance(b[0], int) and isinstance(b[1], str) and b[1] in BLESSINGS
+        for b in raw
     ):
         raise ActionError(
             '"assign_spirits" needs "blessings": [[unit tag, effect], ...] with effects from '

@@ -11,6 +11,7 @@ Setup object (Game.new_state):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -33,6 +34,10 @@ from rules.valknut_units import (
 )
 
 UNITS_PER_PLAYER = 5
+MAX_COUNT = 1000
+"""Largest count (HP, steps, Runestones, turn) a scenario may give; a bigger one is a typo."""
+MAX_TABLE_IN = 10_000.0
+"""Largest |x| or |y| a scenario position may have, inches."""
 
 
 def _board(obj: Any, where: str) -> tuple[float, float]:
@@ -146,14 +151,23 @@ def _common(state: ValknutState, obj: Mapping[str, Any], where: str, strict: boo
 
 def _int_field(entry: Mapping[str, Any], key: str, default: int, where: str) -> int:
     v = entry.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ScenarioError(f'{where}: "{key}" must be a whole number; got {v!r}.')
+    if isinstance(v, bool) or not isinstance(v, int) or abs(v) > MAX_COUNT:
+        raise ScenarioError(f'{where}: "{key}" must be a whole number (at most {MAX_COUNT}); got {v!r}.')
     return v
+
+
+def _is_tag(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _inches(v: Any) -> bool:
+    """A finite number of inches within any table (a huge or NaN position is a typo, not a place)."""
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and abs(v) <= MAX_TABLE_IN
 
 
 def _unit_state(base: UnitState, entry: Mapping[str, Any], where: str, phase: str) -> UnitState:
     paths = entry.get("paths", {})
-    if not isinstance(paths, Mapping) or not all(k in PATHS and isinstance(v, int) and v >= 0 for k, v in paths.items()):
+    if not isinstance(paths, Mapping) or not all(k in PATHS and _is_tag(v) and 0 <= v <= MAX_COUNT for k, v in paths.items()):
         raise ScenarioError(f'{where}: "paths" must map {", ".join(PATHS)} to step counts; got {paths!r}.')
     steps = Steps(**{k: int(v) for k, v in paths.items()})
     pens = entry.get("penalties", [])
@@ -231,10 +245,10 @@ def scenario_state(scenario: Mapping[str, Json]) -> tuple[ValknutState, dict[Uni
         full.append(u)
         if "at" in entry and u.alive:
             at = entry["at"]
-            if not isinstance(at, list) or len(at) != 2 or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in at):
+            if not isinstance(at, list) or len(at) != 2 or not all(_inches(v) for v in at):
                 raise ScenarioError(f'{w}: "at" must be [x, y] in inches; got {at!r}.')
             z, pm = entry.get("z", 0.0), entry.get("pm", entry.get("pm_in", 0.0))
-            if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (z, pm)):
+            if not all(_inches(v) for v in (z, pm)):
                 raise ScenarioError(f'{w}: "z" and "pm" must be numbers of inches.')
             positions[tag] = Placement(tag, float(at[0]), float(at[1]), float(z), float(pm), float(entry.get("yaw_deg", 0.0)))
     state = ValknutState(options=options, players=players, units=tuple(sorted(full, key=lambda u: u.tag)),
@@ -243,17 +257,21 @@ def scenario_state(scenario: Mapping[str, Json]) -> tuple[ValknutState, dict[Uni
                          odd_player=players[0])
     state = _common(state, st, where, strict=False)
     active_unit = st.get("active_unit")
-    if active_unit is not None and active_unit not in by_tag:
+    if active_unit is not None and (not _is_tag(active_unit) or active_unit not in by_tag):
         raise ScenarioError(f'{where}: state "active_unit" {active_unit!r} is not one of the units.')
-    default_active = by_tag[action["unit"]].owner if isinstance(action, Mapping) and action.get("unit") in by_tag else players[0]
+    default_active = by_tag[action["unit"]].owner if isinstance(action, Mapping) and _is_tag(action.get("unit")) and action["unit"] in by_tag else players[0]
     active = _player(st.get("active_player", default_active), state, "active_player", where)
     ground_in = st.get("ground", [])
     if not isinstance(ground_in, list):
         raise ScenarioError(f'{where}: state "ground" must be a list of {{"at": [x, y]}} Runestones.')
+    if not all(isinstance(g, Mapping) and isinstance(g.get("at"), list) and len(g["at"]) == 2
+               and all(_inches(v) for v in g["at"]) and _is_tag(g.get("origin", 0)) for g in ground_in):
+        raise ScenarioError(f'{where}: state "ground" must be a list of {{"at": [x, y]}} Runestones (inches).')
     ground = tuple(GroundStone(float(g["at"][0]), float(g["at"][1]), int(g.get("origin", 0))) for g in ground_in)
     bl = st.get("blessings", [])
     if not isinstance(bl, list) or not all(
-        isinstance(b, list) and len(b) == 3 and b[0] in by_tag and b[1] in by_tag and b[2] in BLESSINGS for b in bl
+        isinstance(b, list) and len(b) == 3 and _is_tag(b[0]) and b[0] in by_tag and _is_tag(b[1]) and b[1] in by_tag
+        and isinstance(b[2], str) and b[2] in BLESSINGS for b in bl
     ):
         raise ScenarioError(f'{where}: state "blessings" must be [[giver tag, target tag, effect], ...].')
     state = replace(

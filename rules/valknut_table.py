@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rules.engine import Inches, Outcome, Placement, Positions, UnitId
+from rules.engine import Inches, Outcome, Placement, Positions, ScenarioError, UnitId
 from rules.geometry import Measure, Sight, edge_distance, engagement_zone, line_of_sight
 from rules.terrain import TerrainPiece, place_terrain
 from rules.valknut_board import Battlefield
@@ -44,6 +44,8 @@ class Table:
         return self.state.unit(tag)
 
     def at(self, tag: UnitId) -> Placement:
+        if tag not in self.positions:
+            raise ScenarioError(f'Unit {tag} is not on the battlefield; give its position, "at": [x, y] in inches.')
         return self.positions[tag]
 
     def radius(self, tag: UnitId) -> Inches:

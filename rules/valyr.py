@@ -157,7 +157,7 @@ class ValyrState:
 def _number(obj: Mapping[str, Any], key: str, default: float | None, where: str, err: type[Exception],
             low: float = 0.0) -> float:
     value = obj.get(key, default)
-    if value is None or isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if value is None or isinstance(value, bool) or not isinstance(value, int | float) or not abs(value) <= 10_000:
         raise err(f'{where}: "{key}" must be a number; got {value!r}.')
     if value < low:
         raise err(f'{where}: "{key}" must be at least {low:g}; got {value!r}.')
@@ -222,7 +222,7 @@ def _units(entries: Any, cards: Mapping[str, UnitCard], where: str, err: type[Ex
                 raise err(f'{here} has no "at"; give its base centre as [x, y] in inches.')
             continue
         if (not isinstance(at, list) or len(at) != 2
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in at)):
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= 10_000 for v in at)):
             raise err(f'{here}: "at" must be [x, y] in inches; got {at!r}.')
         z = _number(e, "z", 0.0, here, err)
         pm = _number(e, "pm", 0.0, here, err)
@@ -379,10 +379,10 @@ class Valyr(Game):
         tags = {u.tag for u in units}
         for key in ("priority", "to_play", "winner"):
             v = obj.get(key)
-            if v is not None and v not in players:
+            if v is not None and (not isinstance(v, str) or v not in players):
                 raise err(f'"{key}" names {v!r}, who is not among the players {list(players)}.')
         active = obj.get("active")
-        if active is not None and active not in tags:
+        if active is not None and (not isinstance(active, int) or active not in tags):
             raise err(f'"active" names tag {active!r}, which is not among the units.')
         counts = {}
         for key in ("actions_used", "moves_made"):
@@ -644,7 +644,7 @@ class Valyr(Game):
     def _move_points(self, start: Placement, params: Mapping[str, Any]) -> list[tuple[float, float, float]]:
         def point(v: Any, what: str, z: float) -> tuple[float, float, float]:
             if (not isinstance(v, list | tuple) or len(v) not in (2, 3)
-                    or not all(isinstance(c, int | float) and not isinstance(c, bool) and math.isfinite(c) for c in v)):
+                    or not all(isinstance(c, int | float) and not isinstance(c, bool) and abs(c) <= 10_000 for c in v)):
                 raise ActionError(f"A move's {what} must be [x, y] or [x, y, z] in inches; got {v!r}.")
             return (float(v[0]), float(v[1]), float(v[2]) if len(v) == 3 else z)
 
@@ -676,10 +676,10 @@ class Valyr(Game):
         if not isinstance(ladder, bool):
             raise ActionError(f'A move\'s "ladder" must be true or false; got {ladder!r}.')
         length = params.get("length_in")
-        if length is not None and (isinstance(length, bool) or not isinstance(length, int | float) or length < 0):
+        if length is not None and (isinstance(length, bool) or not isinstance(length, int | float) or not 0 <= length <= 10_000):
             raise ActionError(f'A move\'s "length_in" must be a number of inches; got {length!r}.')
         pm = params.get("pm_in", _pm_pair(start.pm))
-        if isinstance(pm, bool) or not isinstance(pm, int | float) or pm < 0:
+        if isinstance(pm, bool) or not isinstance(pm, int | float) or not 0 <= pm <= 10_000:
             raise ActionError(f'A move\'s "pm_in" must be a number of inches of at least 0; got {pm!r}.')
         climb_factor = 2.0
         for ab in unit.card.hooks():
@@ -780,10 +780,10 @@ class Valyr(Game):
         a, b = positions[unit.tag], positions[tag]
         rng_in = params.get("range_in")
         if rng_in is not None:
-            if isinstance(rng_in, bool) or not isinstance(rng_in, int | float) or rng_in < 0:
+            if isinstance(rng_in, bool) or not isinstance(rng_in, int | float) or not 0 <= rng_in <= 10_000:
                 raise ActionError(f'An attack\'s "range_in" must be a number of inches; got {rng_in!r}.')
             pm = params.get("pm_in", 0.0)
-            if isinstance(pm, bool) or not isinstance(pm, int | float) or pm < 0:
+            if isinstance(pm, bool) or not isinstance(pm, int | float) or not 0 <= pm <= 10_000:
                 raise ActionError(f'An attack\'s "pm_in" must be a number of inches of at least 0; got {pm!r}.')
             dist = Measure(float(rng_in), float(pm))
         else:

@@ -358,7 +358,7 @@ def parse_card(obj: Any, where: str = "a unit card", hooks: Mapping[str, Any] | 
     armor, dodge = _pair(_section(combat_in, "Defense"), ("Armor", "Dodge"), where, "Defense", True)
     sprint, stamina = _pair(_section(combat_in, "Movement"), ("Sprint", "Stamina"), where, "Movement", False)
     appraisal = _section(combat_in, "Appraisal")
-    if isinstance(appraisal, bool) or not isinstance(appraisal, int | float) or appraisal < 0:
+    if isinstance(appraisal, bool) or not isinstance(appraisal, int | float) or not 0 <= appraisal < float("inf"):
         raise RosterError(f'{where}: Combat "Appraisal" must be a number of at least 0; got {appraisal!r}.')
     combat = Combat(
         strength=int(strength), skill=int(skill), armor=int(armor), dodge=int(dodge),

@@ -51,6 +51,20 @@ def _hex(v: Any, where: str) -> Hex:
     return Hex(v[0], v[1])
 
 
+def _list(scenario: Mapping[str, Any], key: str) -> list[Any]:
+    value = scenario.get(key, [])
+    if not isinstance(value, list):
+        raise ScenarioError(f'"{key}" must be a list; got {value!r}.')
+    return value
+
+
+def _whole(q: Mapping[str, Any], key: str, default: int, kind: str) -> int:
+    value = q.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ScenarioError(f'The {kind} question\'s "{key}" must be a whole number; got {value!r}.')
+    return value
+
+
 def _name_map(obj: Any, players: tuple[str, ...], key: str, default: dict[str, int]) -> tuple[int, ...]:
     if obj is None:
         return tuple(default.get(p, 0) for p in players)
@@ -106,10 +120,14 @@ def build_position(game: Game, scenario: Mapping[str, Json]) -> tuple[VigtavlSta
             h = _hex(u["hex"], f'{where}: "hex"')
         elif "at" in u:
             at = u["at"]
-            if not (isinstance(at, list) and len(at) == 2 and all(isinstance(c, int | float) for c in at)):
+            if not (isinstance(at, list) and len(at) == 2
+                    and all(isinstance(c, int | float) and not isinstance(c, bool) and abs(c) <= 10_000 for c in at)):
                 raise ScenarioError(f'{where}: "at" must be [x, y] in inches; got {at!r}.')
             h, off = layout.from_table(float(at[0]), float(at[1]))
-            radius = float(u.get("base_mm", 25.0)) / MM_PER_INCH / 2.0
+            base_mm = u.get("base_mm", 25.0)
+            if isinstance(base_mm, bool) or not isinstance(base_mm, int | float) or not 0 < base_mm <= 1000:
+                raise ScenarioError(f'{where}: "base_mm" must be the base diameter in mm, e.g. 25; got {base_mm!r}.')
+            radius = float(base_mm) / MM_PER_INCH / 2.0
             if layout.astride(float(at[0]), float(at[1]), radius):
                 verdicts.append(Verdict("vigtavl.position", Outcome.TOO_CLOSE_TO_CALL,
                                         f"Unit {tag}'s base stands astride the border of cell [{h.q}, {h.r}] "
@@ -127,8 +145,12 @@ def build_position(game: Game, scenario: Mapping[str, Json]) -> tuple[VigtavlSta
                             captor if isinstance(captor, str) else None, sunk if isinstance(sunk, str) else None))
     if len({p.id for p in pieces}) != len(pieces):
         raise ScenarioError("Two units share a tag; give every base its own tag id.")
+    ids = {p.id for p in pieces}
+    for p in pieces:
+        if p.aboard is not None and p.aboard not in ids:
+            raise ScenarioError(f'unit {p.id} is "aboard" {p.aboard}, which is not one of the units; add that ship.')
     devs = []
-    for i, d in enumerate(scenario.get("developments", [])):
+    for i, d in enumerate(_list(scenario, "developments")):
         if not isinstance(d, Mapping):
             raise ScenarioError(f"developments[{i}] must be an object with hex, kind and owner.")
         dkind = canonical(str(d.get("kind", "")))
@@ -138,7 +160,7 @@ def build_position(game: Game, scenario: Mapping[str, Json]) -> tuple[VigtavlSta
             raise ScenarioError(f'developments[{i}]: "owner" {d.get("owner")!r} is not one of the players.')
         devs.append(Development(_hex(d.get("hex"), f'developments[{i}]: "hex"'), dkind, str(d["owner"])))
     walls = []
-    for i, w in enumerate(scenario.get("walls", [])):
+    for i, w in enumerate(_list(scenario, "walls")):
         if not isinstance(w, Mapping) or w.get("owner") not in players:
             raise ScenarioError(f'walls[{i}] must be {{"edge": [q, r, dir], "owner": player}}.')
         walls.append(Wall(parse_edge(w.get("edge", w), f"walls[{i}]"), str(w["owner"])))
@@ -175,6 +197,18 @@ def build_position(game: Game, scenario: Mapping[str, Json]) -> tuple[VigtavlSta
     return state, verdicts
 
 
+def _player_or_none(value: Any, players: tuple[str, ...], key: str) -> str | None:
+    if value is not None and (not isinstance(value, str) or value not in players):
+        raise ScenarioError(f'state.{key} {value!r} is not one of the players {list(players)}.')
+    return value
+
+
+def _tag_or_none(value: Any, key: str) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ScenarioError(f'state.{key} must be the tag id of a unit; got {value!r}.')
+    return value
+
+
 def _turn_state(st: Mapping[str, Any], players: tuple[str, ...]) -> TurnState:
     try:
         used_in = st.get("used", {})
@@ -182,7 +216,7 @@ def _turn_state(st: Mapping[str, Any], players: tuple[str, ...]) -> TurnState:
             built=tuple(st.get("built", ())),
             wall_moved=bool(st.get("wall_moved", False)),
             discharged=bool(st.get("discharged", False)),
-            active=st.get("active"),
+            active=_tag_or_none(st.get("active"), "active"),
             used=tuple((int(k), tuple(v)) for k, v in used_in.items()),
             spent=tuple(int(u) for u in st.get("spent", ())),
             open_moves=tuple((int(k), int(v)) for k, v in st.get("open_moves", {}).items()),
@@ -193,7 +227,7 @@ def _turn_state(st: Mapping[str, Any], players: tuple[str, ...]) -> TurnState:
                                for b in st.get("breach_tries", ())),
             seized=tuple(_hex(h, "state.seized") for h in st.get("seized", ())),
             losers=tuple(st.get("losers", ())),
-            retaliating=st.get("retaliating"),
+            retaliating=_player_or_none(st.get("retaliating"), players, "retaliating"),
         )
     except ScenarioError:
         raise
@@ -249,7 +283,7 @@ def _question(game: Vigtavl, state: VigtavlState, q: Mapping[str, Any]) -> tuple
                     + (" (after the end-of-game awards)." if final else "."), None, nums)
         return [v], nums, extra
     if kind == "reachable":
-        p = state.piece(int(q.get("unit", -1)))
+        p = state.piece(_whole(q, "unit", -1, kind))
         if p is None or state.where(p) is None:
             raise ScenarioError('The reachable question needs "unit": the tag of a unit on the map.')
         start = state.where(p)
@@ -261,7 +295,7 @@ def _question(game: Vigtavl, state: VigtavlState, q: Mapping[str, Any]) -> tuple
                     p.id, nums)
         return [v], nums, {"cells": cells}
     if kind == "line_of_fire":
-        p = state.piece(int(q.get("unit", -1)))
+        p = state.piece(_whole(q, "unit", -1, kind))
         if p is None or state.where(p) is None:
             raise ScenarioError('The line_of_fire question needs "unit": the tag of a unit on the map.')
         start = state.where(p)
@@ -281,7 +315,7 @@ def _question(game: Vigtavl, state: VigtavlState, q: Mapping[str, Any]) -> tuple
                if ok else f"Blocked: {'; '.join(line.blocked_by) or 'no attack range'}.")
         return [Verdict("vigtavl.combat.ranged.line", Outcome.LEGAL if ok else Outcome.ILLEGAL, msg, p.id, nums)], nums, {}
     if kind == "map":
-        v = map_check(state.cells, int(q.get("players", len(state.players))))
+        v = map_check(state.cells, _whole(q, "players", len(state.players), kind))
         return [v], dict(v.numbers), {}
     if kind == "winds":
         h = _hex(q.get("hex"), 'question "hex"')

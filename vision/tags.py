@@ -282,7 +282,8 @@ def load_gray(path: str | Path) -> np.ndarray:
     """
     p = Path(path)
     if not p.is_file():
-        raise FrameError(f"Image {p} does not exist; give the path of a photo or frame (PNG or JPEG).")
+        what = "is a folder" if p.is_dir() else "does not exist"
+        raise FrameError(f"Image {p} {what}; give the path of a photo or frame (PNG or JPEG).")
     data = np.fromfile(str(p), dtype=np.uint8)
     image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
     if image is None:
@@ -294,7 +295,8 @@ def load_image(path: str | Path) -> np.ndarray:
     """An image file as a BGR uint8 array; FrameError for a missing file or one that is not an image."""
     p = Path(path)
     if not p.is_file():
-        raise FrameError(f"Image {p} does not exist; give the path of a photo or frame (PNG or JPEG).")
+        what = "is a folder" if p.is_dir() else "does not exist"
+        raise FrameError(f"Image {p} {what}; give the path of a photo or frame (PNG or JPEG).")
     data = np.fromfile(str(p), dtype=np.uint8)
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
