@@ -80,8 +80,16 @@ def chessboard_object_points(pattern: tuple[int, int], square_in: float) -> np.n
     return np.column_stack([grid, np.zeros(len(grid))])
 
 
-def find_chessboard(gray: np.ndarray, pattern: tuple[int, int]) -> np.ndarray | None:
-    """Inner corners (N, 2) px of a `pattern` chessboard, refined to sub-pixel, or None if not found."""
+OPENCV_TUTORIAL_HALF_WINDOW = 11
+"""cornerSubPix half-window (px) of OpenCV's calibration tutorial, which its reference figures were made with."""
+
+
+def find_chessboard(gray: np.ndarray, pattern: tuple[int, int], half_window: int | None = None) -> np.ndarray | None:
+    """Inner corners (N, 2) px of a `pattern` chessboard, refined to sub-pixel, or None if not found.
+
+    half_window: cornerSubPix's half-window in px; None sizes it to a third of the square, so a window never
+    reaches the neighbouring corners (a fixed 11 px one does on small squares, e.g. OpenCV's left02.jpg).
+    """
     flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE
     ok, corners = cv2.findChessboardCorners(gray, pattern, flags=flags)
     if not ok or corners is None:
@@ -93,7 +101,7 @@ def find_chessboard(gray: np.ndarray, pattern: tuple[int, int]) -> np.ndarray | 
         float(np.min(np.linalg.norm(np.diff(grid, axis=1), axis=2))),
         float(np.min(np.linalg.norm(np.diff(grid, axis=0), axis=2))) if grid.shape[0] > 1 else math.inf,
     )
-    half = int(np.clip(spacing / 3, 3, 15))
+    half = int(np.clip(spacing / 3, 3, 15)) if half_window is None else int(half_window)
     refined = cv2.cornerSubPix(gray, corners.astype(np.float32), (half, half), (-1, -1), _SUBPIX_CRITERIA)
     return np.asarray(refined, dtype=np.float64).reshape(-1, 2)
 
@@ -207,8 +215,11 @@ def _enough(views: list[View], skipped: list[str], target: str) -> None:
         )
 
 
-def calibrate_chessboard(paths: Sequence[str | Path], pattern: tuple[int, int], square_in: float) -> CameraFit:
-    """Intrinsics from photos of a chessboard of `pattern` (inner corners, cols x rows), squares `square_in`."""
+def calibrate_chessboard(
+    paths: Sequence[str | Path], pattern: tuple[int, int], square_in: float, half_window: int | None = None
+) -> CameraFit:
+    """Intrinsics from photos of a chessboard of `pattern` (inner corners, cols x rows), squares `square_in`;
+    `half_window` as in `find_chessboard`."""
     if not (math.isfinite(square_in) and square_in > 0):
         raise CalibrationError(f"The square side {square_in:g}\" must be a positive number of inches.")
     if min(pattern) < 3:
@@ -219,7 +230,7 @@ def calibrate_chessboard(paths: Sequence[str | Path], pattern: tuple[int, int], 
     obj = chessboard_object_points(pattern, square_in)
     views, skipped = [], []
     for name, gray in images:
-        corners = find_chessboard(gray, pattern)
+        corners = find_chessboard(gray, pattern, half_window)
         if corners is None:
             skipped.append(name)
         else:

@@ -247,8 +247,11 @@ class TableCalibration:
             turns = {int(k): int(v) for k, v in obj.get("anchor_turns", {}).items()}
             rel = obj.get("focal_rel_std", 0.0)
             rel = math.inf if rel is None else float(rel)
-        except (TypeError, ValueError, KeyError, IndexError):
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError):
             raise CalibrationError(f"{source} has a malformed pose, board or residual; {fix}.") from None
+        if not (all(math.isfinite(v) and v > 0 for v in board) and math.isfinite(residual_px) and residual_px >= 0
+                and math.isfinite(residual_in) and residual_in >= 0):
+            raise CalibrationError(f"{source} needs a positive board size and finite residuals of 0 or more; {fix}.")
         if rvec.shape != (3,) or tvec.shape != (3,) or not np.all(np.isfinite(np.r_[rvec, tvec])):
             raise CalibrationError(f"{source}'s pose must hold rvec and tvec of three numbers each; {fix}.")
         if obj["focal_source"] not in FOCAL_SOURCES:
@@ -256,10 +259,14 @@ class TableCalibration:
         distortion = obj.get("distortion_source", "")
         if distortion != "" and distortion not in DISTORTION_SOURCES:
             raise CalibrationError(f"{source}'s distortion_source {distortion!r} is unknown; {fix}.")
-        return cls(
+        cal = cls(
             camera, rvec, tvec, board, layout, residual_px, residual_in, seen, obj["focal_source"], turns, rel,
             distortion,
         )
+        height = cal.camera_height_in
+        if not math.isfinite(height) or height <= 0:
+            raise CalibrationError(f"{source} puts the camera on or below the table; {fix}.")
+        return cal
 
 
 def save_calibration(cal: TableCalibration, path: str | Path) -> None:

@@ -404,6 +404,12 @@ def _saved(tmp_path: Path) -> dict:
         (lambda o: o.update(image_size=[640, 480]), "image_size disagrees"),
         (lambda o: o.update(focal_source="guessed"), "focal_source 'guessed' is unknown"),
         (lambda o: o["layout"].update(anchors=[]), "layout needs an \"anchors\" list"),
+        (lambda o: o.update(anchor_turns=[0, 1]), "malformed pose, board or residual"),
+        (lambda o: o["pose"].update(tvec=[0, 0, 0]), "puts the camera on or below the table"),
+        (lambda o: o["pose"].update(tvec=[0, 0, -30]), "puts the camera on or below the table"),
+        (lambda o: o.update(board_in=[0, 0]), "positive board size"),
+        (lambda o: o.update(residual_px=float("nan")), "finite residuals"),
+        (lambda o: o.update(residual_in=-1), "finite residuals"),
     ],
 )
 def test_malformed_calibration_file_is_refused(tmp_path: Path, change, message: str) -> None:

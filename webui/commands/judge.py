@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         raise ScenarioError(f'"seed" must be a whole number; got {seed!r}.')
     answer = game.judge(scenario, random.Random(seed))
     if args.json:
-        print(json.dumps(answer, sort_keys=True))
+        print(json.dumps(answer, sort_keys=True, allow_nan=False))
     else:
         print(f"{answer.get('game')}: {answer.get('action')}: {answer.get('outcome')}")
         for v in answer.get("verdicts", []):
