@@ -36,22 +36,12 @@ from rules.terrain import TerrainPiece, parse_terrain
 from vision.session_dir import RecordedSession, is_session_dir
 from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource
 from webui.pipeline import Pipeline
+from webui.setup_files import read_json_file
 from webui.store import SessionStore
 
 
 class ReplayInputError(InputError):
     """A replay input (source, setup file, declarations) that cannot be used; one sentence naming it."""
-
-
-def read_json(path: Path, what: str) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReplayInputError(f"The {what} file {path} does not exist; check the path.") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ReplayInputError(f"The {what} file {path} cannot be read ({err}); check it.") from None
-    except json.JSONDecodeError as err:
-        raise ReplayInputError(f"The {what} file {path} is not valid JSON (line {err.lineno}); fix it.") from None
 
 
 def read_declarations(path: Path) -> dict[int, list[Action]]:
@@ -112,7 +102,7 @@ def session_plan(session: RecordedSession | None, game: Game | None) -> tuple[di
     game_setup = None
     setup_name = extra.get("setup")
     if isinstance(setup_name, str) and game is not None and game.name == extra.get("game"):
-        game_setup = read_json(session.directory / setup_name, "game setup")
+        game_setup = read_json_file(session.directory / setup_name, "game setup")
         if not isinstance(game_setup, dict):
             raise ReplayInputError(f"The game setup file {session.directory / setup_name} must hold a JSON object.")
     decl_name = extra.get("declarations")
@@ -133,9 +123,9 @@ def load_setup(source: FrameSource, calibration: Path | None = None, roster: Pat
     cal = load_calibration(cal_path)
     cal.check_frame(source.size)
     roster_path = roster or (session.roster_path if session is not None else None)
-    ros = parse_roster(read_json(roster_path, "roster"), str(roster_path)) if roster_path is not None else None
+    ros = parse_roster(read_json_file(roster_path, "roster"), str(roster_path)) if roster_path is not None else None
     terrain_path = terrain or (session.terrain_path if session is not None else None)
-    ter = parse_terrain(read_json(terrain_path, "terrain")) if terrain_path is not None else ()
+    ter = parse_terrain(read_json_file(terrain_path, "terrain")) if terrain_path is not None else ()
     name = game or (extra.get("game") if isinstance(extra.get("game"), str) else None)
     if name is None and ros is not None:
         name = ros.game

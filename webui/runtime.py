@@ -24,6 +24,7 @@ from webui.feeds import RecordingFeed, StreamFeed
 from webui.live import DetectOnly, Feed, LiveLoop, PipelineLike
 from webui.paths import SAMPLE_SESSION_DIR, confined_session
 from webui.settings import Settings
+from webui.setup_files import read_json_file
 from webui.timeline import Timeline
 
 LIVE_FINE_SCAN_EVERY = 15
@@ -54,17 +55,6 @@ class TableSetup:
 
     def terrain_json(self) -> dict[str, Any]:
         return terrain_to_json(self.terrain)
-
-
-def read_json_file(path: Path, what: str) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SetupError(f"The {what} file {path} does not exist; check the path.") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise SetupError(f"The {what} file {path} cannot be read ({err}); check it.") from None
-    except json.JSONDecodeError as err:
-        raise SetupError(f"The {what} file {path} is not valid JSON (line {err.lineno}); fix it.") from None
 
 
 def with_session_plan(setup: TableSetup, session_dir: Path | None) -> TableSetup:

@@ -1,0 +1,25 @@
+"""Reading the JSON files a table's setup is made of: roster, terrain, game setup (for serve and replay alike)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from calibration.errors import InputError
+
+
+class SetupFileError(InputError):
+    """A setup file that is missing, unreadable or not JSON."""
+
+
+def read_json_file(path: Path, what: str) -> Any:
+    """The JSON value in `path`; one sentence naming the `what` file (e.g. "roster") if it cannot be had."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SetupFileError(f"The {what} file {path} does not exist; check the path.") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise SetupFileError(f"The {what} file {path} cannot be read ({err}); check it.") from None
+    except json.JSONDecodeError as err:
+        raise SetupFileError(f"The {what} file {path} is not valid JSON (line {err.lineno}); fix it.") from None
