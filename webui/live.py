@@ -77,6 +77,21 @@ class PipelineLike(Protocol):
     def process(self, frame: Any) -> Any: ...
 
 
+class LoopRecorder(Protocol):
+    """What records a live loop (webui/live_recording.py): told what each published frame gave and each declared
+    action with the frame it was ruled at; `name` (the folder being recorded) and `note` go into the status."""
+
+    @property
+    def name(self) -> str | None: ...
+
+    note: str
+
+    def ruled(self, frame_index: int, events: Sequence[Mapping[str, Any]],
+              verdicts: Sequence[Mapping[str, Any]]) -> None: ...
+
+    def declared(self, frame_index: int, action: Action) -> None: ...
+
+
 AtEnd = Literal["loop", "pause"]
 
 
@@ -122,6 +137,9 @@ class LoopStatus:
     playing: bool
     speed: float
     watchers: int
+    recording: str | None = None
+    """The session folder this loop is being recorded into (None: not recording)."""
+    recording_note: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -134,6 +152,8 @@ class LoopStatus:
             "playing": self.playing,
             "speed": self.speed,
             "watchers": self.watchers,
+            "recording": self.recording,
+            "recording_note": self.recording_note,
         }
 
 
@@ -191,6 +211,8 @@ class LiveLoop:
         self._declared: deque[tuple[Action, Future[list[dict[str, Any]]]]] = deque()
         self.store: Any = None
         """A SessionStore that is recording this loop, or None: declared actions and their verdicts go into it."""
+        self.recorder: LoopRecorder | None = None
+        """What records this loop (camera and video sources), or None."""
 
     # ---- control (any thread) ----
 
@@ -309,6 +331,8 @@ class LiveLoop:
             playing=self._playing,
             speed=self._speed,
             watchers=self.broadcast.watchers,
+            recording=self.recorder.name if self.recorder is not None else None,
+            recording_note=self.recorder.note if self.recorder is not None else "",
         )
 
     def wait_for_frame(self, timeout: float = 10.0) -> bool:
@@ -418,6 +442,8 @@ class LiveLoop:
                 if anchor is None or not self._playing:
                     anchor = (time.monotonic(), t)
                 self._publish(result, started, captured_at)
+                if decl is not None and self.recorder is not None and hasattr(self._pipeline, "declare"):
+                    self.recorder.declared(int(getattr(result, "frame_index", 0)), decl[0])
                 if decl is not None:
                     ruled = [v for v in getattr(result, "verdicts", ()) if v.get("event") == "declared"]
                     if ruled or hasattr(self._pipeline, "declare"):
@@ -451,6 +477,8 @@ class LiveLoop:
             except InputError as err:
                 done.set_exception(err)
                 continue
+            if self.recorder is not None:
+                self.recorder.declared(frame, action)
             ruled.append((done, verdicts))
         if ruled and dataclasses.is_dataclass(base) and not isinstance(base, type):
             draw = getattr(pipe, "overlays_now", None)
@@ -484,6 +512,8 @@ class LiveLoop:
     def _publish(self, result: Any, started: float, captured_at: float) -> None:
         events = self._note_events(result)
         verdicts = [dict(v) for v in (getattr(result, "verdicts", None) or ())]
+        if self.recorder is not None:
+            self.recorder.ruled(int(getattr(result, "frame_index", 0)), events, verdicts)
         known = {(e.get("frame"), e.get("type"), e.get("tag"), e.get("rule")) for e in list(self.events)[-200:]}
         for e in events:
             if (e.get("frame"), e.get("type"), e.get("tag"), e.get("rule")) not in known:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from vision.session_dir import is_session_dir, open_session
 from vision.sources import CameraSource, VideoSource
 from webui.feeds import RecordingFeed, StreamFeed
 from webui.live import DetectOnly, Feed, LiveLoop, PipelineLike
+from webui.live_recording import LiveRecording
 from webui.paths import SAMPLE_SESSION_DIR, confined_session
 from webui.settings import Settings
 from webui.setup_files import read_json_file
@@ -107,15 +109,23 @@ class Runtime:
         self.setup_dir = settings.setup_dir
         self.live_source = self._live_source_path()
         self.setup = self._initial_setup()
+        self.recording: LiveRecording | None = None
+        """Records a camera or a video into the sessions folder as it plays (not with --no-record)."""
+        open_feed: Callable[[], Feed] = self._open_live_feed
+        new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup)  # noqa: E731
+        if settings.record and settings.source_kind in ("camera", "video"):
+            self.recording = LiveRecording(self.sessions_dir, self.setup, make_pipeline)
+            open_feed, new_pipeline = self.recording.feed(open_feed), self.recording.make_pipeline
         self.live = LiveLoop(
-            self._open_live_feed,
-            lambda: make_pipeline(self.setup),
+            open_feed,
+            new_pipeline,
             roster=lambda: self.setup.roster,
             paced=settings.source_kind in ("sample", "replay", "video"),
             at_end="loop" if settings.source_kind == "sample" and settings.loop_sample else "pause",
             jpeg_quality=settings.jpeg_quality,
             name="live",
         )
+        self.live.recorder = self.recording
         self._replays: OrderedDict[str, tuple[LiveLoop, TableSetup]] = OrderedDict()
         self._timelines: dict[str, Timeline] = {}
         self._replay_lock = threading.Lock()
@@ -127,6 +137,8 @@ class Runtime:
 
     def stop(self) -> None:
         self.live.stop()
+        if self.recording is not None:
+            self.recording.close()
         with self._replay_lock:
             for loop, _ in self._replays.values():
                 loop.stop()

@@ -38,6 +38,8 @@ class Settings(BaseModel):
     request as `?token=`, an `Authorization: Bearer` header or the cookie the pages set.
     sessions_dir: recorded sessions (one folder each); nothing outside it is served.
     setup_dir: where the calibration, terrain and roster edited in the browser are saved.
+    record: record a camera or a video as it plays into a new folder of `sessions_dir` (frames, setup files,
+    declarations, session.sqlite of events and verdicts); a replay or the sample is never recorded.
     max_upload_bytes / max_json_bytes: size limits of an uploaded image and of a posted JSON body.
     """
 
@@ -59,6 +61,7 @@ class Settings(BaseModel):
     max_uploads: Annotated[int, Field(gt=0)] = 40
     jpeg_quality: Annotated[int, Field(ge=10, le=100)] = 80
     loop_sample: bool = True
+    record: bool = True
 
     @property
     def needs_token(self) -> bool:

@@ -28,6 +28,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--calibration", type=Path, help="calibration file (CAL.json)")
     p.add_argument("--roster", type=Path, help="roster file")
     p.add_argument("--terrain", type=Path, help="terrain file")
+    p.add_argument("--no-record", dest="record", action="store_false",
+                   help="do not record a --camera or --video session into the sessions folder")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -52,6 +54,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         calibration_file=args.calibration,
         roster_file=args.roster,
         terrain_file=args.terrain,
+        record=args.record,
     ).with_defaults()
 
 
@@ -93,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
     if settings.token:
         url += f"?token={settings.token}"
     note = "" if is_loopback(settings.host) else " (others on your network can open it with the token)"
+    if settings.record and settings.source_kind in ("camera", "video"):
+        note += f" (recording into {settings.sessions_dir.resolve()})"
     print(f"Tablesight is serving {settings.source_kind} at {url}{note}", flush=True)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, **UVICORN_OPTIONS)
     return 0

@@ -17,11 +17,30 @@ function noteDrawn(msg) {
   if (drawn.length > DRAWN_LIMIT) drawn.splice(0, drawn.length - DRAWN_LIMIT);
 }
 
+// The recording state in the toolbar, small: the session folder being recorded, and why the last one closed.
+function startRecordingNote() {
+  const el = document.createElement("span");
+  el.id = "recording";
+  el.className = "muted small";
+  const bar = document.querySelector(".toolbar");
+  if (bar) bar.append(el);
+  let shown = null;
+  return (st) => {
+    if (!st || st.recording === undefined) return;
+    const text = (st.recording ? `● recording ${st.recording}` : "not recording") + (st.recording_note ? ` — ${st.recording_note}` : "");
+    if (text === shown) return;
+    shown = text;
+    el.textContent = text;
+    el.dataset.recording = st.recording || "";
+  };
+}
+
 export async function startLive({ wsPath }) {
   const declare = startDeclare();
+  const recording = startRecordingNote();
   startTableView({
     wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events",
-    onFrame(msg) { if (msg) { noteDrawn(msg); declare.frame(msg); } },
+    onFrame(msg) { if (msg) { noteDrawn(msg); declare.frame(msg); recording(msg.status); } },
   });
   const select = document.getElementById("game");
   const info = document.getElementById("roster-info");
