@@ -15,11 +15,15 @@ setup() {
     fi
     local stamp=".venv/.installed-$extra"
     if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-        .venv/bin/python -m pip install --quiet --upgrade pip
-        if [ "$extra" = test ]; then
-            .venv/bin/python -m pip install --quiet -e ".[test]"
-        else
-            .venv/bin/python -m pip install --quiet -e .
+        local target="."
+        [ "$extra" = test ] && target=".[test]"
+        echo "Setting up .venv (first run only: a minute or two)..." >&2
+        # pip's chatter goes to a log; it is shown only if the install fails.
+        if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e "$target"; } \
+                > .venv/install.log 2>&1; then
+            cat .venv/install.log >&2
+            echo "Setting up .venv failed; the log above says why." >&2
+            exit 1
         fi
         touch "$stamp"
     fi
