@@ -65,6 +65,8 @@ class Roster:
 
     game: str
     units: Mapping[UnitId, RosterUnit]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """The file's other top-level keys (a game's unit cards, an army limit), kept for the game to read."""
 
     def owners(self) -> list[str]:
         """The players, in the order their first unit appears."""
@@ -77,7 +79,7 @@ class Roster:
         return [u for u in self.units.values() if u.owner == owner]
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "units": [u.to_json() for u in self.units.values()]}
+        return {**dict(self.extra), "game": self.game, "units": [u.to_json() for u in self.units.values()]}
 
 
 _KNOWN = {"tag", "name", "profile", "owner", "base_mm", "base_height_in", "tag_offset_in"}
@@ -140,4 +142,5 @@ def parse_roster(obj: Any, source: str = "the roster") -> Roster:
             tag_offset_in=(float(offset[0]), float(offset[1])),
             extra={k: v for k, v in entry.items() if k not in _KNOWN},
         )
-    return Roster(game=game.lower(), units=units)
+    extra = {k: v for k, v in obj.items() if k not in ("game", "units")}
+    return Roster(game=game.lower(), units=units, extra=extra)

@@ -58,10 +58,14 @@ class FrameResult:
 
 
 def default_setup(roster: Roster | None, terrain: Sequence[TerrainPiece]) -> dict[str, Any]:
-    """The setup object a game starts from when the session gives none: the roster and the terrain."""
-    setup: dict[str, Any] = {"terrain": terrain_to_json(tuple(terrain))}
+    """The setup object a game starts from when the session gives none: the roster file's own keys (a game's
+    cards, board, limits) with the roster also under "roster", and the table's terrain when there is one."""
+    setup: dict[str, Any] = {}
     if roster is not None:
+        setup.update(roster.to_json())
         setup["roster"] = roster.to_json()
+    if terrain or "terrain" not in setup:
+        setup["terrain"] = terrain_to_json(tuple(terrain))
     return setup
 
 
