@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import shapely
 
-from calibration.pose_watch import PoseWatch
+from calibration.pose_watch import ANCHOR_SHIFT_PX, PoseWatch
 from calibration.table import TableCalibration
 from rules.engine import Action, Game, Outcome, Placement, RulesInputError, Shape, UnitId
 from rules.roster import Roster
@@ -103,14 +103,20 @@ class Pipeline:
         self.detector = WindowedDetector(min_tag_px=self.min_tag_px, fine_every=fine_every)
         self.pose_watch = PoseWatch(calibration)
         self.state: Any = None
-        self.status = "measuring only: no game chosen" if game is None else ""
+        self.game_status = "measuring only: no game chosen" if game is None else ""
+        self.pose_problem = ""
         if game is not None:
             try:
                 self.state = game.new_state(dict(game_setup) if game_setup else default_setup(roster, terrain))
             except RulesInputError as err:
-                self.status = f"measuring only: {err}"
+                self.game_status = f"measuring only: {err}"
         self.positions: dict[UnitId, Placement] = {}
         self._terrain_tags = {p.tag for p in self.terrain if p.tag is not None}
+
+    @property
+    def status(self) -> str:
+        """What the table should be told: the game not ruled, or a camera whose pose cannot be solved again."""
+        return "; ".join(m for m in (self.pose_problem, self.game_status) if m)
 
     def _known_tags(self) -> frozenset[int] | None:
         known: set[int] = set()
@@ -206,13 +212,17 @@ class Pipeline:
         return self._apply(action, dict(self.positions))
 
     def _rule(self, event: Mapping[str, Any], before: dict[UnitId, Placement]) -> list[dict[str, Any]]:
-        if self.game is None or self.state is None:
+        if self.game is None or self.state is None or "tag" not in event:  # camera_moved: no unit, nothing to rule
             return []
-        tag = int(event.get("tag", -1))
-        if event.get("type") == "move" and tag in before:
+        tag = int(event["tag"])
+        # a base put down the frame after it went unseen (LIFTED) is missing from `before`: it still started somewhere
+        mover = before.get(tag) if event.get("type") == "move" else None
+        if mover is None and event.get("type") == "move":
+            mover = self._placements().get(tag)
+        if mover is not None:
             x0, y0 = float(event["from_in"][0]), float(event["from_in"][1])
             floor = self._floor_at(place_terrain(self.terrain, before), x0, y0)  # where it stood, not where it is
-            before[tag] = before[tag].moved_to(x0, y0, floor)
+            before[tag] = mover.moved_to(x0, y0, floor)
         action = self._action_for(event, before)
         if action is None:
             return []
@@ -240,11 +250,19 @@ class Pipeline:
         self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
         tags = self.detector.detect(gray_frame(image))
         knocked = self._check_pose(tags, (int(image.shape[1]), int(image.shape[0])), int(frame.index))
+        # the anchors say the camera moved but the pose cannot be solved yet (an anchor under a hand): this
+        # frame's positions would be off by the knock, so it is not measured or tracked (no false moves)
+        unsure = not knocked and (self.pose_watch.shift_px(tags) or 0.0) > ANCHOR_SHIFT_PX
+        self.pose_problem = (
+            "the camera or an anchor has moved and the pose cannot be solved again yet: uncover all four anchors, "
+            "or put a moved anchor back (or calibrate again); nothing is measured meanwhile" if unsure else ""
+        )
         t1 = time.perf_counter()
-        fixes = self.measure(tags)
+        fixes = () if unsure else self.measure(tags)
         t2 = time.perf_counter()
         before = self._placements()
-        events = knocked + [e.to_json() for e in self.tracker.update(int(frame.index), float(frame.t), fixes)]
+        tracked = [] if unsure else self.tracker.update(int(frame.index), float(frame.t), fixes)
+        events = knocked + [e.to_json() for e in tracked]
         t3 = time.perf_counter()
         verdicts: list[dict[str, Any]] = []
         for event in events:
