@@ -154,3 +154,16 @@ def test_malformed_setup_file(session: Path, tmp_path: Path, capsys: pytest.Capt
     with SessionStore(store_path) as store:
         kept: list[Any] = [e.data for e in store.events()]
         assert kept == [{"type": "placed", "frame": 1, "tag": 42}]
+
+
+def test_a_tag_on_both_a_unit_and_a_terrain_piece(session: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    roster = tmp_path / "roster.json"
+    roster.write_text(json.dumps({"game": "valknut", "units": [
+        {"tag": 10, "profile": "soldier", "owner": "red"}, {"tag": 11, "profile": "soldier", "owner": "blue"}]}))
+    terrain = tmp_path / "terrain.json"
+    terrain.write_text(json.dumps({"pieces": [{"name": "crate", "kind": ["blocking"], "height_in": 2, "tag": 10,
+                                               "polygon": [[0, 0], [1, 0], [1, 1]]}]}))
+    status, out, err = _run([str(session), "--roster", str(roster), "--terrain", str(terrain), "--json"], capsys)
+    assert status == 2 and out == ""
+    assert "Tag 10 is both unit" in _one_sentence(err)

@@ -36,7 +36,7 @@ from rules.terrain import TerrainPiece, parse_terrain
 from vision.session_dir import RecordedSession, is_session_dir
 from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource
 from webui.pipeline import Pipeline
-from webui.setup_files import read_json_file
+from webui.setup_files import check_tags_apart, read_json_file
 from webui.store import SessionStore
 
 
@@ -126,6 +126,7 @@ def load_setup(source: FrameSource, calibration: Path | None = None, roster: Pat
     ros = parse_roster(read_json_file(roster_path, "roster"), str(roster_path)) if roster_path is not None else None
     terrain_path = terrain or (session.terrain_path if session is not None else None)
     ter = parse_terrain(read_json_file(terrain_path, "terrain")) if terrain_path is not None else ()
+    check_tags_apart(ros, ter)
     name = game or (extra.get("game") if isinstance(extra.get("game"), str) else None)
     if name is None and ros is not None:
         name = ros.game

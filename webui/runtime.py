@@ -26,7 +26,7 @@ from webui.live import DetectOnly, Feed, LiveLoop, PipelineLike
 from webui.live_recording import LiveRecording
 from webui.paths import SAMPLE_SESSION_DIR, confined_session
 from webui.settings import Settings
-from webui.setup_files import read_json_file
+from webui.setup_files import check_tags_apart, read_json_file
 from webui.timeline import Timeline
 
 LIVE_FINE_SCAN_EVERY = 15
@@ -80,6 +80,7 @@ def load_setup_files(
     cal = load_calibration(calibration) if calibration is not None else None
     ros = parse_roster(read_json_file(roster, "roster"), str(roster)) if roster is not None else None
     ter = parse_terrain(read_json_file(terrain, "terrain")) if terrain is not None else ()
+    check_tags_apart(ros, ter)
     name = game or (ros.game if ros is not None else None)
     if name is not None:
         name = find_game(name).name
@@ -214,6 +215,7 @@ class Runtime:
 
     def set_terrain(self, obj: Any) -> tuple[TerrainPiece, ...]:
         pieces = parse_terrain(obj)
+        check_tags_apart(self.setup.roster, pieces)
         with self.setup.lock:
             self.setup.terrain = pieces
         self.save_setup_file("terrain.json", terrain_to_json(pieces))
@@ -223,6 +225,7 @@ class Runtime:
     def set_roster(self, obj: Any) -> Roster:
         roster = parse_roster(obj)
         game = find_game(roster.game)
+        check_tags_apart(roster, self.setup.terrain)
         with self.setup.lock:
             self.setup.roster = roster
             self.setup.game = game.name

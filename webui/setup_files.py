@@ -23,3 +23,15 @@ def read_json_file(path: Path, what: str) -> Any:
         raise SetupFileError(f"The {what} file {path} cannot be read ({err}); check it.") from None
     except json.JSONDecodeError as err:
         raise SetupFileError(f"The {what} file {path} is not valid JSON (line {err.lineno}); fix it.") from None
+
+
+def check_tags_apart(roster: Any, terrain: Any) -> None:
+    """A tag carries either a unit or a terrain piece, never both; one sentence naming the tag otherwise."""
+    if roster is None:
+        return
+    for piece in terrain:
+        if piece.tag is not None and piece.tag in roster.units:
+            raise SetupFileError(
+                f"Tag {piece.tag} is both unit {roster.units[piece.tag].name!r} in the roster and terrain piece "
+                f"{piece.name!r}; give the terrain piece a tag id no base uses."
+            )
