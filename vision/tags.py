@@ -127,17 +127,23 @@ class _Detector:
         """Destroy the detector first, then its family (the reverse of pupil-apriltags' __del__)."""
         with self._lock:
             det, self._det = self._det, None
-            if det is None or det.tag_detector_ptr is None:
-                return
-            libc = det.libc
-            libc.apriltag_detector_destroy.restype = None
-            libc.apriltag_detector_destroy(det.tag_detector_ptr)
-            for family in det.tag_families.values():
-                destroy = getattr(libc, f"{FAMILY}_destroy")
-                destroy.restype = None
-                destroy(family)
-            det.tag_families = {}
-            det.tag_detector_ptr = None  # disarm pupil-apriltags' own __del__
+            release_detector(det)
+
+
+def release_detector(det: Any) -> None:
+    """Free a pupil-apriltags Detector safely: the detector first, then its tag families, then disarm the
+    library's own __del__ (which frees them the other way round and can segfault: pupil-labs/apriltags #46, #52)."""
+    if det is None or det.tag_detector_ptr is None:
+        return
+    libc = det.libc
+    libc.apriltag_detector_destroy.restype = None
+    libc.apriltag_detector_destroy(det.tag_detector_ptr)
+    for family in det.tag_families.values():
+        destroy = getattr(libc, f"{FAMILY}_destroy")
+        destroy.restype = None
+        destroy(family)
+    det.tag_families = {}
+    det.tag_detector_ptr = None
 
 
 _DETECTOR: _Detector | None = None

@@ -47,7 +47,7 @@ from vision.render import (
     camera_framing_board,
     render_scene,
 )
-from vision.tags import FAMILY, decimation_for, detect_tags, gray_frame
+from vision.tags import FAMILY, decimation_for, detect_tags, gray_frame, release_detector
 from vision.tracker import Tracker
 
 SEED = 20260704
@@ -369,17 +369,7 @@ class BareDetector:
 
     def release(self) -> None:
         det, self._det = self._det, None
-        if det is None or det.tag_detector_ptr is None:
-            return
-        libc = det.libc
-        libc.apriltag_detector_destroy.restype = None
-        libc.apriltag_detector_destroy(det.tag_detector_ptr)
-        destroy = getattr(libc, f"{FAMILY}_destroy")
-        destroy.restype = None
-        for family in det.tag_families.values():
-            destroy(family)
-        det.tag_families = {}
-        det.tag_detector_ptr = None
+        release_detector(det)
 
 
 # ------------------------------------------------------------------------------------------- vision rows
