@@ -13,10 +13,9 @@ import pytest
 
 from tests.webui_server import running_server, session_settings
 from tests.webui_session import make_session
+from webui.bench_web import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
+ARGS = list(CHROMIUM_ARGS)
 SHOTS = Path("/tmp")
 
 pytestmark = [

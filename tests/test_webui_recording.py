@@ -29,6 +29,7 @@ from fastapi.testclient import TestClient
 from tests.webui_server import free_port
 from tests.webui_session import END_12, FPS, MOVE_AT, START_12, make_session
 from vision.session_dir import open_session, read_index, read_manifest
+from webui.bench_web import CHROMIUM, CHROMIUM_ARGS
 from webui.cli import main as cli_main
 from webui.runtime import Runtime
 from webui.server import create_app
@@ -243,7 +244,7 @@ def test_sigkill_mid_session_loses_at_most_the_frame_being_written(table: dict[s
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="Debian's chromium is not at /usr/bin/chromium")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not at /usr/bin/chromium")
 def test_live_page_status_bar_names_the_recording(table: dict[str, Path], tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -251,7 +252,7 @@ def test_live_page_status_bar_names_the_recording(table: dict[str, Path], tmp_pa
 
     with running_server(_settings(table, tmp_path, "long")) as (url, app), sync_playwright() as p:
         assert app.state.runtime.live.wait_for_frame(20)
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
         try:
             page = browser.new_page()
             errors: list[str] = []
