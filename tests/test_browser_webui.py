@@ -76,10 +76,13 @@ def test_live_page_draws_overlays_on_camera_and_board(server: tuple[str, Any], p
     url, _app = server
     page.goto(url + "/")
     _wait_drawn(page)
-    msg = page.evaluate("window.tablesight.msg")
-    shapes = int(page.get_attribute("#camera", "data-shapes"))
+    # read the message and both canvases in one tick: a newer frame may be drawn between two separate reads
+    msg, shapes, board_shapes = page.evaluate(
+        """() => [window.tablesight.msg, Number(document.getElementById('camera').dataset.shapes),
+                  Number(document.getElementById('board').dataset.shapes)]"""
+    )
     assert shapes == len(msg["image_shapes"]) >= 14 + 10 + 1  # 14 tags, 10 bases, the wall, the game's shapes
-    assert int(page.get_attribute("#board", "data-shapes")) >= 10 + 1  # bases + the wall
+    assert board_shapes >= 10 + 1  # bases + the wall
     # the pixel at unit 21's base edge carries its owner's colour (blue #2e86de), drawn by the browser
     pixel = page.evaluate(
         """() => {
