@@ -97,9 +97,8 @@ def serving(session: Path, work: Path) -> Iterator[tuple[str, Any]]:
 
 
 def _published(live: Any) -> int:
-    """Messages the live loop has published so far (one per processed frame; status changes are rare)."""
-    latest = live.broadcast.latest
-    return 0 if latest is None else int(latest.seq)
+    """Frames the live loop's pipeline has processed and handed on for showing so far."""
+    return int(live.frames_processed)
 
 
 def _count_window(live: Any, seconds: float) -> tuple[int, float, int, float]:
@@ -127,7 +126,7 @@ def _children_cpu_s() -> float:
 async def _watch(urls: Sequence[str], slow_s: float, seconds: float, deflate: bool = True) -> list[dict[str, Any]]:
     """Connect one client per URL, say "ready", read every message for `seconds`, then close; counts each.
 
-    deflate: offer permessage-deflate, as browsers do (the server then compresses every message per client).
+    deflate: offer permessage-deflate, as browsers do (Tablesight's server declines it: webui.server.UVICORN_OPTIONS).
     """
     from websockets.asyncio.client import ClientConnection, connect
 
@@ -359,21 +358,26 @@ def run_web_bench(
     latency_seconds: float | None = None,
     latency: bool = True,
     chromium: Path = CHROMIUM,
+    rounds: int = 3,
 ) -> dict[str, Any]:
     """Measure the web UI (see the module docstring); figures in fps and milliseconds, as a JSON-ready dict.
 
     seconds: each fps window; watchers: how many WebSocket watchers in the loaded windows; session: the
     recording played (default: the bundled sample session); latency_seconds: each latency window (default
-    `seconds`); latency=False skips the browser. Takes about 5 x seconds + 2 x latency_seconds + start-up.
+    `seconds`); latency=False skips the browser. Takes about 4 x rounds x seconds + 2 x latency_seconds +
+    start-up.
 
-    windows: nobody, 1, `watchers` fast, `watchers` slow, and (for comparison only) `watchers` fast that do
-    not offer permessage-deflate. Each row: pipeline fps, this (server) process's CPU ms per frame and share
-    of one core, the watcher process's CPU seconds, and what each watcher got.
+    windows: `rounds` rounds of nobody, 1, `watchers` fast and `watchers` slow, one after the other, so that
+    a change in the machine's other load hits every kind of window alike. Each row: pipeline fps, this
+    (server) process's CPU ms per frame and share of one core, the watcher process's CPU seconds, and what
+    each watcher got. ratios: the median over rounds of each round's ratio.
     """
     if not (0.5 <= seconds <= 600):
         raise WebBenchError(f"A window of {seconds} s is out of range; use 0.5 to 600 seconds.")
     if not (1 <= watchers <= MAX_WATCHERS):
         raise WebBenchError(f"{watchers} watchers is out of range; use 1 to {MAX_WATCHERS}.")
+    if not (1 <= rounds <= 20):
+        raise WebBenchError(f"{rounds} rounds is out of range; use 1 to 20.")
     if not (0 <= slow_ms <= 2000):
         raise WebBenchError(f"A slow watcher's pause of {slow_ms} ms is out of range; use 0 to 2000 ms.")
     lat_s = seconds if latency_seconds is None else float(latency_seconds)
@@ -392,17 +396,13 @@ def run_web_bench(
         ws_url = url.replace("http://", "ws://") + "/ws/live"
         latest = live.broadcast.latest_frame
         out["image_size"] = json.loads(latest.text).get("image_size") if latest is not None else None
-        windows = [_fps_window(live, ws_url, n, s, seconds, d)
-                   for n, s, d in ((0, 0.0, True), (1, 0.0, True), (watchers, 0.0, True), (watchers, slow_ms, True),
-                                   (watchers, 0.0, False))]
+        windows = []
+        for k in range(rounds):
+            for n, s in ((0, 0.0), (1, 0.0), (watchers, 0.0), (watchers, slow_ms)):
+                windows.append({"round": k + 1, **_fps_window(live, ws_url, n, s, seconds)})
+        out["rounds"] = rounds
         out["windows"] = windows
-        base0, base1 = windows[0]["fps"], windows[1]["fps"]
-        out["ratios"] = {
-            "fast_vs_none": windows[2]["fps"] / base0 if base0 else None,
-            "slow_vs_none": windows[3]["fps"] / base0 if base0 else None,
-            "fast_vs_one": windows[2]["fps"] / base1 if base1 else None,
-            "slow_vs_one": windows[3]["fps"] / base1 if base1 else None,
-        }
+        out["ratios"] = round_ratios(windows)
         out["within_10_percent"] = all(r is not None and r >= 0.9 for r in
                                        (out["ratios"]["fast_vs_none"], out["ratios"]["slow_vs_none"]))
         out["latency"] = []
@@ -425,6 +425,20 @@ def run_web_bench(
     return out
 
 
+def round_ratios(windows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+    """Median over rounds of (fast or slow watchers' fps) / (nobody's or one watcher's fps) in the same round."""
+    by_round: dict[int, dict[str, float]] = {}
+    for w in windows:
+        kind = "none" if w["watchers"] == 0 else "one" if w["watchers"] == 1 else "slow" if w["slow_ms"] else "fast"
+        by_round.setdefault(int(w["round"]), {})[kind] = float(w["fps"])
+    out: dict[str, float | None] = {}
+    for top in ("fast", "slow"):
+        for base in ("none", "one"):
+            ratios = [r[top] / r[base] for r in by_round.values() if r.get(base) and top in r]
+            out[f"{top}_vs_{base}"] = float(np.median(ratios)) if ratios else None
+    return out
+
+
 def _f(v: Any, fmt: str = "{:.1f}") -> str:
     return "–" if v is None else fmt.format(v)
 
@@ -437,17 +451,18 @@ def format_web_bench(r: dict[str, Any]) -> str:
         f"(speed {r['speed']:g}x), {r['seconds']:g} s windows, {r['cpus']} CPUs, "
         f"load average {r['load_avg'][0]:.2f} at start",
         "",
-        f"{'watchers':<48} {'pipeline fps':>12} {'vs none':>8} {'vs one':>7} {'server CPU ms/frame':>19} "
-        f"{'watchers CPU s':>14} {'frames/watcher min-max':>23} {'watcher fps':>11}",
+        f"{'round':>5} {'watchers':<42} {'pipeline fps':>12} {'vs none':>8} {'vs one':>7} "
+        f"{'server CPU ms/frame':>19} {'watchers CPU s':>14} {'frames/watcher min-max':>23} {'watcher fps':>11}",
     ]
-    base0 = r["windows"][0]["fps"]
-    base1 = r["windows"][1]["fps"]
+    base: dict[tuple[int, int], float] = {(int(w["round"]), int(w["watchers"])): float(w["fps"])
+                                          for w in r["windows"] if w["watchers"] <= 1}
     for w in r["windows"]:
         per = w["per_watcher"]
         got = f"{min(p['frames'] for p in per)}-{max(p['frames'] for p in per)}" if per else "–"
         wfps = _f(float(np.mean([p["fps"] for p in per]))) if per else "–"
-        lines.append(f"{w['name']:<48} {w['fps']:>12.1f} {_f(w['fps'] / base0 if base0 else None, '{:.2f}'):>8} "
-                     f"{_f(w['fps'] / base1 if base1 else None, '{:.2f}'):>7} "
+        b0, b1 = base.get((w["round"], 0)), base.get((w["round"], 1))
+        lines.append(f"{w['round']:>5} {w['name']:<42} {w['fps']:>12.1f} {_f(w['fps'] / b0 if b0 else None, '{:.2f}'):>8} "
+                     f"{_f(w['fps'] / b1 if b1 else None, '{:.2f}'):>7} "
                      f"{_f(w['server_cpu_ms_per_frame'], '{:.0f}'):>19} {w['watchers_cpu_s']:>14.1f} "
                      f"{got:>23} {wfps:>11}")
     ratios = r["ratios"]
@@ -455,7 +470,9 @@ def format_web_bench(r: dict[str, Any]) -> str:
     lines.append(
         f"With {r['watchers']} watchers the pipeline keeps {_f(_pct(ratios['fast_vs_none']), '{:.0f}')} % "
         f"(fast) and {_f(_pct(ratios['slow_vs_none']), '{:.0f}')} % (slow) of its frame rate with nobody "
-        f"watching; target 90 %: {'met' if r['within_10_percent'] else 'NOT met'}."
+        f"watching (median of {r['rounds']} round{'s' if r['rounds'] > 1 else ''}), "
+        f"{_f(_pct(ratios['fast_vs_one']), '{:.0f}')} % and {_f(_pct(ratios['slow_vs_one']), '{:.0f}')} % of it "
+        f"with one; target 90 %: {'met' if r['within_10_percent'] else 'NOT met'}."
     )
     if r.get("latency_error"):
         lines += ["", f"Latency could not be measured: {r['latency_error']}"]

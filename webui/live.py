@@ -1,9 +1,9 @@
 """The live loop: pull frames from a feed on its own thread, run the pipeline, publish the newest result.
 
 One `LiveLoop` per thing being watched (the camera, or a recorded session on the replay page). Its thread
-reads a frame, runs `Pipeline.process`, encodes the JPEG and the JSON message once, and hands them to a
-`Broadcast`; browsers watch the broadcast and skip frames they are too slow for, so no watcher slows the
-pipeline. A recording is paced at its recorded speed (times `speed`) and can be paused, stepped and
+reads a frame, runs `Pipeline.process`, builds the frame's message and hands it to a `FramePublisher`,
+whose own thread encodes the JSON and the JPEG once and publishes them on a `Broadcast`; browsers watch
+the broadcast and skip frames they are too slow for, so no watcher slows the pipeline. A recording is paced at its recorded speed (times `speed`) and can be paused, stepped and
 sought; a camera that stops delivering frames is reported ("lost") and reopened once a second.
 """
 
@@ -23,7 +23,6 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-import cv2
 import numpy as np
 
 from calibration.errors import InputError
@@ -39,13 +38,12 @@ from webui.frame_message import (
     tag_shapes,
     unit_list,
 )
+from webui.frame_publisher import FramePublisher
 
 log = logging.getLogger("tablesight.live")
 
 WARMUP_FRAMES = 12
 """Frames processed silently before a sought-to frame, so that tracks settle as they would in play."""
-IDLE_JPEG_INTERVAL_S = 1.0
-"""With nobody watching, a JPEG is still made this often so a newcomer sees a recent picture at once."""
 EVENT_LOG_SIZE = 5000
 DECLARE_TIMEOUT_S = 10.0
 """How long a declaration waits for the loop to rule it before the request gives up."""
@@ -185,7 +183,7 @@ class LiveLoop:
         self._roster = roster
         self._paced = paced
         self._at_end: AtEnd = at_end
-        self._quality = int(jpeg_quality)
+        self._encoder = FramePublisher(self.broadcast, jpeg_quality, name, on_published=self._published)
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stop = False
@@ -199,10 +197,12 @@ class LiveLoop:
         self._message = "Opening the source."
         self._fps = 0.0
         self._latency_ms = 0.0
+        self.frames_processed = 0
+        self._last_fault = ""
+        """Frames the pipeline has processed and handed on for showing (the frame rate benchmarks count these)."""
         self._frame_index = -1
         self._frames: int | None = frames
         self._last_pub = 0.0
-        self._last_jpeg = -math.inf
         self._moves: dict[int, dict[str, Any]] = {}
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG_SIZE)
         self.latest_result: Any = None
@@ -227,6 +227,7 @@ class LiveLoop:
             self._cond.notify_all()
         if self._thread is not None:
             self._thread.join(timeout)
+        self._encoder.close(timeout)
 
     def play(self) -> None:
         with self._cond:
@@ -320,6 +321,10 @@ class LiveLoop:
             raise LoopNotReady(f"The frame loop did not rule the declaration within {timeout:g} s ({self._status}: "
                                f"{self._message or 'no detail'}); wait for the camera and declare it again.") from None
 
+    def _published(self, latency_ms: float) -> None:
+        """The encoder's word that a frame is out: its latency from the frame being read, ms."""
+        self._latency_ms = latency_ms
+
     def status(self) -> LoopStatus:
         return LoopStatus(
             status=self._status,
@@ -350,6 +355,7 @@ class LiveLoop:
         changed = (status, message) != (self._status, self._message)
         self._status, self._message = status, message
         if changed:
+            self._encoder.flush()  # a frame still being encoded goes out first: a status never jumps ahead of it
             self.broadcast.publish("status", json.dumps({"type": "status", **self.status().to_json()}))
 
     def _wait(self, seconds: float) -> None:
@@ -431,6 +437,18 @@ class LiveLoop:
                     self._set_status("error", str(err))
                     self._wait(0.5)
                     continue
+                except Exception as err:  # noqa: BLE001 - a fault of ours on one frame must not end the watching
+                    fault = f"{type(err).__name__}: {err}"
+                    if fault != self._last_fault:  # logged once, not thirty times a second
+                        log.exception("live loop %s: frame %d failed", self.name, self._frame_index + 1)
+                        self._last_fault = fault
+                    if decl is not None:
+                        decl[1].set_exception(LoopNotReady(f"The declaration could not be ruled ({fault}); "
+                                                           "see the server log, then declare it again."))
+                    self._set_status("error", f"A frame could not be measured because of an internal fault ({fault}); "
+                                     "the next frames are still tried. See the server log and report it.")
+                    self._wait(0.1)
+                    continue
                 t = float(getattr(result, "t", 0.0))
                 if self._paced and self._playing and anchor is not None:
                     due = anchor[0] + (t - anchor[1]) / self._speed
@@ -486,6 +504,7 @@ class LiveLoop:
             again = dataclasses.replace(base, events=(), overlays=overlays,
                                         verdicts=tuple(v for _, vs in ruled for v in vs))
             self._publish(again, time.perf_counter(), time.time())
+            self._encoder.flush()
         for done, verdicts in ruled:
             done.set_result(verdicts)
 
@@ -537,14 +556,6 @@ class LiveLoop:
             verdicts=verdicts,
         )
         now = time.monotonic()
-        jpeg: bytes | None = None
-        image = getattr(result, "image", None)
-        if image is not None and (self.broadcast.watchers > 0 or now - self._last_jpeg >= IDLE_JPEG_INTERVAL_S):
-            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self._quality])
-            if ok:
-                jpeg = buf.tobytes()
-                self._last_jpeg = now
-        self._latency_ms = (time.perf_counter() - started) * 1000.0
         if self._last_pub:
             dt = now - self._last_pub
             if dt > 0:
@@ -557,7 +568,8 @@ class LiveLoop:
         message["captured_at"] = round(captured_at, 4)  # time.time() when the frame was read, seconds
         message["status"] = self.status().to_json()
         message["status"]["status"] = "ok" if self._playing else "paused"
-        self.broadcast.publish("frame", json.dumps(message, separators=(",", ":")), jpeg)
+        self.frames_processed += 1
+        self._encoder.submit(message, getattr(result, "image", None), started)
 
     def _selected_overlays(self, result: Any) -> list[dict[str, Any]]:
         """The selected unit's rings and bands, asked of the pipeline's game (empty with nothing selected)."""

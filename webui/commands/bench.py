@@ -33,6 +33,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--web", action="store_true", help="also measure the web UI with --watchers browsers")
     p.add_argument("--watchers", type=int, default=10, metavar="N", help="WebSocket watchers for --web (default 10)")
     p.add_argument("--seconds", type=float, default=30.0, metavar="S", help="window length for --web (default 30)")
+    p.add_argument("--rounds", type=int, default=3, metavar="R",
+                   help="rounds of none/1/N/N-slow windows for --web, interleaved (default 3)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,15 +49,16 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(
                 f"--out {out}: the folder {out.parent} does not exist; create it or pick another."
             )
-    if args.web and not (1 <= args.watchers <= 50 and 2.0 <= args.seconds <= 300.0):
-        raise InputError("--watchers must be 1 to 50 and --seconds 2 to 300 for --web; pick values in those ranges.")
+    if args.web and not (1 <= args.watchers <= 50 and 2.0 <= args.seconds <= 300.0 and 1 <= args.rounds <= 20):
+        raise InputError("--watchers must be 1 to 50, --seconds 2 to 300 and --rounds 1 to 20 for --web; "
+                         "pick values in those ranges.")
     report = run_bench(frames=frames, quick=args.quick, progress=main_progress).to_json()
     web_table = ""
     if args.web:
         from webui.bench_web import format_web_bench, run_web_bench
 
         main_progress(f"web UI: {args.watchers} watchers, {args.seconds:g} s windows")
-        web = run_web_bench(seconds=args.seconds, watchers=args.watchers)
+        web = run_web_bench(seconds=args.seconds, watchers=args.watchers, rounds=args.rounds)
         report["web"] = web
         web_table = "\n" + format_web_bench(web)
     if out is not None:
