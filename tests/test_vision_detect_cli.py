@@ -161,3 +161,29 @@ def test_detect_exits_cleanly_every_time(table: tuple[Path, Path, Rendered]) -> 
         )
         assert proc.returncode == 0, f"run {i}: exit {proc.returncode}: {proc.stderr[-300:]}"
         assert len(json.loads(proc.stdout)["tags"]) == 7
+
+
+def test_detect_without_calibration_gives_the_real_photos_tags_in_pixels() -> None:
+    """The AprilTag C library's own test photos: the listed tags are found, corners near the C library's
+    reference (production settings: edge refinement and our corner refit move corners ~0.4 px from it)."""
+    real = ROOT / "tests" / "data" / "apriltag_test"
+    listed = 0
+    errors: list[float] = []
+    for photo in sorted(real.glob("*.jpg")):
+        proc = _run(str(photo), "--json")
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert out["calibrated"] is False and out["decimate"] == 1
+        assert out["image_size"] == [799, 533]
+        for line in photo.with_suffix(".txt").read_text().splitlines():
+            nums = [float(v) for v in line.replace("(", " ").replace(")", " ").replace(",", " ").split()]
+            ref = np.array(nums[1:]).reshape(4, 2) - 0.5  # the C library's pixel centres are at +0.5
+            listed += 1
+            dists = [float(np.linalg.norm(np.array(t["corners_px"]) - ref, axis=1).mean())
+                     for t in out["tags"] if t["id"] == int(nums[0])]
+            if dists and min(dists) < 2.0:
+                errors.append(min(dists))
+        for t in out["tags"]:
+            assert t["table_in"] is None and t["pm_in"] is None and -180 <= t["yaw_deg"] <= 180
+    assert listed == 47 and len(errors) >= 46  # the 47th is cut by the frame's edge (tests/test_vision_tags.py)
+    assert float(np.median(errors)) < 0.5 and sum(e < 1.0 for e in errors) >= 45  # mean corner distance, px
