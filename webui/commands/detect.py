@@ -131,7 +131,7 @@ def _pixels_only(args: argparse.Namespace) -> int:
     h, w = gray.shape
     tags = detect_tags(gray, decimate=1)
     anchors = set(DEFAULT_ANCHOR_IDS)
-    out = [
+    out: list[dict[str, Any]] = [
         {
             "id": tag.id,
             "anchor": tag.id in anchors,
