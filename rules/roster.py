@@ -4,17 +4,20 @@ A roster file (JSON) looks like:
 
     {"game": "valknut",
      "units": [{"tag": 12, "name": "Ulf", "profile": "warrior", "owner": "red",
-                "base_mm": 32, "base_height_in": 0.125, "tag_offset_in": [0, 0]}]}
+                "base_mm": 32, "base_height_in": 0.125, "tag_offset_in": [0, 0], "tag_in": 0.65}]}
 
 tag: the AprilTag id on the base (10 and up; 0-9 are anchors). base_mm: the base diameter in millimetres
 (round bases; 25, 28, 32, 40, 50 are usual). base_height_in: the height of the tag's face above the
 underside of the base, inches. tag_offset_in: where the tag's centre sits relative to the base centre,
-inches, in the base's own frame (the tag's +x, +y). profile: the game's name for the unit's stat line or
-card (each game says what it accepts). Extra keys per unit are kept in `extra` for the game to read.
+inches, in the base's own frame (the tag's +x, +y). tag_in: the printed tag's black square side, inches
+(optional; default: the size `tablesight tags --base` prints for base_mm); the pipeline uses it to tell a
+unit on a ruin floor from one on the table. profile: the game's name for the unit's stat line or card (each
+game says what it accepts). Extra keys per unit are kept in `extra` for the game to read.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +29,15 @@ FIRST_BASE_TAG = 10
 """Tag ids below this are anchors, never bases."""
 LAST_TAG = 586
 """The largest tag36h11 id."""
+TAG_CELLS, TAG_BLACK_CELLS = 10, 8
+"""A tag36h11 tag is 10 cells across, its black square 8 (a one-cell white border each side)."""
+
+
+def tag_side_for_base(base_mm: float) -> Inches:
+    """The largest tag (black square side, inches, to 0.01") whose white border fits a round base of base_mm
+    with 8 % to spare: what `tablesight tags --base` prints."""
+    white_side = 0.92 * (base_mm / MM_PER_INCH) / math.sqrt(2.0)
+    return math.floor(white_side * TAG_BLACK_CELLS / TAG_CELLS * 100) / 100
 
 
 @dataclass(frozen=True)
@@ -40,11 +52,18 @@ class RosterUnit:
     base_height_in: Inches = 0.125
     tag_offset_in: tuple[Inches, Inches] = (0.0, 0.0)
     extra: Mapping[str, Any] = field(default_factory=dict)
+    tag_in: Inches | None = None
+    """The printed tag's black square side, inches, when the roster says; else see `printed_tag_in`."""
 
     @property
     def base_radius_in(self) -> Inches:
         """Half the base diameter, inches."""
         return self.base_mm / MM_PER_INCH / 2.0
+
+    @property
+    def printed_tag_in(self) -> Inches:
+        """The tag's black square side, inches: the roster's `tag_in`, else what `tablesight tags --base` prints."""
+        return self.tag_in if self.tag_in is not None else tag_side_for_base(self.base_mm)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,6 +74,7 @@ class RosterUnit:
             "base_mm": self.base_mm,
             "base_height_in": self.base_height_in,
             "tag_offset_in": list(self.tag_offset_in),
+            **({"tag_in": self.tag_in} if self.tag_in is not None else {}),
             **dict(self.extra),
         }
 
@@ -82,7 +102,7 @@ class Roster:
         return {**dict(self.extra), "game": self.game, "units": [u.to_json() for u in self.units.values()]}
 
 
-_KNOWN = {"tag", "name", "profile", "owner", "base_mm", "base_height_in", "tag_offset_in"}
+_KNOWN = {"tag", "name", "profile", "owner", "base_mm", "base_height_in", "tag_offset_in", "tag_in"}
 
 
 def _number(entry: Mapping[str, Any], key: str, default: float, where: str, low: float, high: float) -> float:
@@ -141,6 +161,7 @@ def parse_roster(obj: Any, source: str = "the roster") -> Roster:
             base_height_in=_number(entry, "base_height_in", 0.125, where, 0.0, 12.0),
             tag_offset_in=(float(offset[0]), float(offset[1])),
             extra={k: v for k, v in entry.items() if k not in _KNOWN},
+            tag_in=_number(entry, "tag_in", 0.0, where, 0.1, 12.0) if "tag_in" in entry else None,
         )
     extra = {k: v for k, v in obj.items() if k not in ("game", "units")}
     return Roster(game=game.lower(), units=units, extra=extra)

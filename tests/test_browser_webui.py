@@ -136,6 +136,35 @@ def test_replay_page_seeks(server: tuple[str, Any], page: Any) -> None:
     page.screenshot(path=str(SHOTS / "tablesight-browser-replay.png"))
 
 
+def test_replay_page_answers_a_target_click_and_an_event_click_seeks(server: tuple[str, Any], page: Any) -> None:
+    url, _app = server
+    for body in ({"action": "pause"}, {"action": "seek", "frame": 0}):  # whatever other tests left it at
+        assert page.request.post(url + "/api/replay/table1/control", data=body).ok
+    page.goto(url + "/replay/table1")
+    _wait_drawn(page)
+    # sought while nobody watched: the paused frame still comes with its picture
+    page.wait_for_function("document.getElementById('camera').dataset.frame === '0'", timeout=15000)
+    x, y = _unit_centre_css(page, "camera", 13)
+    page.mouse.click(x, y)
+    page.wait_for_function("window.tablesight.msg && window.tablesight.msg.selected === 13", timeout=15000)
+    x, y = _unit_centre_css(page, "camera", 21)
+    page.mouse.click(x, y)
+    page.wait_for_selector("#answer-table", timeout=10000)
+    text = page.text_content("#answer-table")
+    expected = math.dist((6.0, 15.0), (22.0, 12.0)) - 32 / 25.4
+    assert f"{expected:.1f}" in text or f"{expected:.2f}"[:-1] in text, text
+    # play to the end, so unit 12's move is in the log; a click on it goes back to its frame
+    page.wait_for_function("document.getElementById('play').textContent === 'Play'", timeout=10000)
+    page.click("#play")
+    page.wait_for_selector("#events li.move", timeout=30000)
+    li = page.locator("#events li.move").first
+    frame = int(li.get_attribute("data-frame"))
+    page.wait_for_function(f"Number(document.getElementById('camera').dataset.frame) > {frame}", timeout=30000)
+    page.click("#play")  # pause
+    li.click()
+    page.wait_for_function(f"document.getElementById('camera').dataset.frame === '{frame}'", timeout=15000)
+
+
 def test_calibration_wizard_reports_residual(server: tuple[str, Any], page: Any) -> None:
     url, _app = server
     page.goto(url + "/calibrate")

@@ -57,6 +57,9 @@ def test_with_nobody_watching_a_jpeg_is_made_at_most_once_a_second() -> None:
             assert latest is not None and json.loads(latest.text)["frame_index"] == i
             jpegs += latest.jpeg is not None
         assert jpegs == 1  # ten frames within well under a second: only the first carried a picture
+        enc.submit(_message(10), _picture(10), time.perf_counter(), picture=True)  # a paused frame: always
+        assert enc.flush(5)
+        assert hub.latest_frame is not None and json.loads(hub.latest_frame.text)["frame_index"] == 10
     finally:
         enc.close()
 

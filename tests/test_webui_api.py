@@ -188,6 +188,21 @@ def test_replay_seek_and_timeline(client: TestClient) -> None:
     assert moves and abs(moves[0]["length_in"] - math.dist(START_12, END_12)) < 0.1
 
 
+def test_replay_ask_measures_on_the_shown_frame(client: TestClient) -> None:
+    assert client.post("/api/replay/table1/control", json={"action": "seek", "frame": 3}).status_code == 200
+    deadline = time.monotonic() + 20
+    while client.get("/api/replay/table1").json().get("frame_index", -1) != 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    r = client.post("/api/replay/table1/ask", json={"unit": 13, "target": 21})
+    assert r.status_code == 200, r.text
+    a = r.json()
+    expected = math.dist((6.0, 15.0), (22.0, 12.0)) - 32 / 25.4  # two 32 mm bases, edge to edge
+    assert abs(a["range_in"] - expected) < 0.05
+    assert a["los"] in ("blocked", "partial") and a["blockers"] == ["wall"]
+    assert client.post("/api/replay/table1/ask", json={"unit": 13, "target": 99}).status_code == 400
+    assert client.post("/api/replay/escape/ask", json={"unit": 13, "target": 21}).status_code in (400, 404)
+
+
 def test_replay_bad_controls(client: TestClient) -> None:
     assert client.post("/api/replay/table1/control", json={"action": "seek", "frame": 999}).status_code == 400
     assert client.post("/api/replay/table1/control", json={"action": "dance"}).status_code == 422

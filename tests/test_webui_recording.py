@@ -31,7 +31,7 @@ from tests.webui_session import END_12, FPS, MOVE_AT, START_12, make_session
 from vision.session_dir import open_session, read_index, read_manifest
 from webui.bench_web import CHROMIUM, CHROMIUM_ARGS
 from webui.cli import main as cli_main
-from webui.runtime import Runtime
+from webui.runtime import LIVE_FINE_SCAN_EVERY, Runtime
 from webui.server import create_app
 from webui.settings import Settings
 from webui.store import SessionStore
@@ -83,8 +83,10 @@ def _moves(events: list[Any]) -> list[tuple[int, int, float]]:
     return [(int(e["frame"]), int(e["tag"]), float(e["length_in"])) for e in events if e.get("type") == "move"]
 
 
-def _same_moves(a: list[tuple[int, int, float]], b: list[tuple[int, int, float]]) -> None:
-    assert [(f, t) for f, t, _ in a] == [(f, t) for f, t, _ in b], (a, b)
+def _same_moves(a: list[tuple[int, int, float]], b: list[tuple[int, int, float]], frames_apart: int = 0) -> None:
+    """The same moves (tag, length within 0.001"), reported at most `frames_apart` frames apart."""
+    assert [t for _, t, _ in a] == [t for _, t, _ in b], (a, b)
+    assert all(abs(x[0] - y[0]) <= frames_apart for x, y in zip(a, b, strict=True)), (a, b)
     assert all(abs(x[2] - y[2]) <= 0.001 for x, y in zip(a, b, strict=True)), (a, b)
 
 
@@ -127,7 +129,9 @@ def test_served_video_is_recorded_and_replays_to_the_same_moves(table: dict[str,
     assert lines == [{"frame": declared[0]["frame"], "action": action}]
 
     replayed = _replay(folder)
-    _same_moves(_moves(replayed), live_moves)
+    # the live server sweeps the frame at full resolution over LIVE_FINE_SCAN_EVERY frames (a base that jumped
+    # is found again within them), `tablesight replay` scans every frame whole: the same move, frames may differ
+    _same_moves(_moves(replayed), live_moves, frames_apart=LIVE_FINE_SCAN_EVERY)
     summary = replayed[-1]
     assert summary["type"] == "summary" and summary["frames"] == frames
     again = [e for e in replayed if e["type"] == "verdict" and e.get("event") == "declared"]

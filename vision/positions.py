@@ -3,8 +3,8 @@
 A tag is measured on the plane of its own face (z = the tag's height above the table), never on the
 table plane: a tag 0.125" up seen from a camera 36" up at the board's corner would otherwise be off by
 ~0.06". Its four corners are mapped to that plane (lens distortion removed by the calibration); the tag
-centre is their mean (a square's centre), its yaw the mean direction of its edges. The base centre is the
-tag centre minus the roster's tag offset turned by that yaw.
+centre is their mean (a square's centre), its yaw the mean direction of its edges, its side the mean length
+of its edges. The base centre is the tag centre minus the roster's tag offset turned by that yaw.
 """
 
 from __future__ import annotations
@@ -40,6 +40,12 @@ class BaseFix:
     tag_center_in: tuple[float, float]
     margin: float
     """The detector's decision margin."""
+    side_in: float = math.nan
+    """The tag's side as measured on this plane, inches (the mean of its four edges): on the tag's true plane
+    it is the printed side, on a plane 3" off it is ~3 / (camera distance) larger or smaller."""
+    height_assumed: bool = False
+    """True when the plane was not measured but assumed: the tag's side could not tell the table from the floor
+    under it, and the floor was taken because the base lies within its footprint (see webui/floors.py)."""
 
 
 def tag_on_plane(tag: TagObservation, cal: TableCalibration, height_in: float) -> tuple[np.ndarray, float]:
@@ -87,6 +93,7 @@ def measure_bases(
     along_y = (c3 - c0) + (c2 - c1)
     direction = along_x + np.column_stack([along_y[:, 1], -along_y[:, 0]])  # +y turned back 90 degrees is +x
     yaws = np.degrees(np.arctan2(direction[:, 1], direction[:, 0])) + 0.0  # no -0.0
+    sides = np.linalg.norm(np.diff(corners, axis=1, append=corners[:, :1]), axis=2).mean(axis=1)
     pms = cal.position_pm(np.stack([t.center_px for t in bases]), z, corner_noise_px)
     fixes: list[BaseFix] = []
     for i, tag in enumerate(bases):
@@ -106,6 +113,7 @@ def measure_bases(
                 pm=float(pms[i]),
                 tag_center_in=(cx, cy),
                 margin=tag.margin,
+                side_in=float(sides[i]),
             )
         )
     return fixes

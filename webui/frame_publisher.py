@@ -13,6 +13,7 @@ into the newer message, so the page's event log misses nothing.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import threading
 import time
@@ -25,6 +26,8 @@ import numpy as np
 
 from webui.broadcast import Broadcast
 
+log = logging.getLogger("tablesight.live")
+
 IDLE_JPEG_INTERVAL_S = 1.0
 """With nobody watching, a JPEG is still made this often so a newcomer sees a recent picture at once."""
 
@@ -35,6 +38,8 @@ class _Pending:
     image: np.ndarray | None
     started: float
     """time.perf_counter() when the loop started on this frame (for the frame-to-published latency, ms)."""
+    picture: bool = False
+    """Make the JPEG even with nobody watching (a paused, stepped or sought frame: no newer one will come)."""
     carried: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -60,11 +65,12 @@ class FramePublisher:
         self._thread = threading.Thread(target=self._run, name=f"tablesight-{name}-encode", daemon=True)
         self._thread.start()
 
-    def submit(self, message: dict[str, Any], image: np.ndarray | None, started: float) -> None:
-        """Publish `message` (and `image` as JPEG when watched) soon; never waits for the encoder."""
+    def submit(self, message: dict[str, Any], image: np.ndarray | None, started: float,
+               picture: bool = False) -> None:
+        """Publish `message` (and `image` as JPEG when watched, or always with `picture`) soon; never waits."""
         with self._cond:
             old = self._pending
-            item = _Pending(message, image, started)
+            item = _Pending(message, image, started, picture)
             if old is not None:
                 self.dropped += 1
                 item.message = _carry_events(old.message, message)
@@ -100,6 +106,8 @@ class FramePublisher:
                 self._busy = True
             try:
                 self._publish(item)
+            except Exception:  # a fault of ours on one frame: logged; the next frames are still shown
+                log.exception("could not publish frame %s", item.message.get("frame_index"))
             finally:
                 with self._cond:
                     self._busy = False
@@ -108,7 +116,8 @@ class FramePublisher:
     def _publish(self, item: _Pending) -> None:
         jpeg: bytes | None = None
         now = time.monotonic()
-        if item.image is not None and (self.broadcast.watchers > 0 or now - self._last_jpeg >= IDLE_JPEG_INTERVAL_S):
+        wanted = item.picture or self.broadcast.watchers > 0 or now - self._last_jpeg >= IDLE_JPEG_INTERVAL_S
+        if item.image is not None and wanted:
             ok, buf = cv2.imencode(".jpg", item.image, [cv2.IMWRITE_JPEG_QUALITY, self._quality])
             if ok:
                 jpeg = buf.tobytes()

@@ -569,7 +569,8 @@ class LiveLoop:
         message["status"] = self.status().to_json()
         message["status"]["status"] = "ok" if self._playing else "paused"
         self.frames_processed += 1
-        self._encoder.submit(message, getattr(result, "image", None), started)
+        # a paused frame stays on show: it gets its picture even with nobody watching yet
+        self._encoder.submit(message, getattr(result, "image", None), started, picture=not self._playing)
 
     def _selected_overlays(self, result: Any) -> list[dict[str, Any]]:
         """The selected unit's rings and bands, asked of the pipeline's game (empty with nothing selected)."""

@@ -3,9 +3,10 @@
 `Pipeline.process(frame)` returns a `FrameResult`: the tags, the base fixes, the tracker's events (as JSON),
 the game's verdicts on them (as JSON), and overlay shapes in table inches. Every stage is timed.
 
-Heights: a base's tag is measured on its own plane. The pipeline first measures it at the base's height
-above the table; if that puts the base on an elevated terrain piece (a ruin floor), it measures it again
-on that floor (piece height + base height), so a unit 3" up lands where it really stands.
+Heights: a base's tag is measured on its own plane. The pipeline measures it at the base's height above
+the table; where elevated terrain (a ruin floor) could hold it, the tag's measured size against its printed
+size tells whether it stands on the table or on that floor (webui/floors.py), so a unit 3" up lands where it
+really stands, even right at a ruin's edge.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from vision.positions import BaseFix, measure_bases, smallest_tag_px
 from vision.tags import TagObservation, gray_frame
 from vision.tracker import Tracker, TrackState
 from vision.windowed import WindowedDetector
+from webui.floors import stand_on_floors
 
 DEFAULT_BASE_HEIGHT_IN = 0.125
 """Tag face above the table for a tag not in the roster, inches."""
@@ -112,6 +114,7 @@ class Pipeline:
                 self.game_status = f"measuring only: {err}"
         self.positions: dict[UnitId, Placement] = {}
         self._terrain_tags = {p.tag for p in self.terrain if p.tag is not None}
+        self._printed_in = {t: u.printed_tag_in for t, u in roster.units.items()} if roster is not None else {}
 
     @property
     def status(self) -> str:
@@ -142,27 +145,20 @@ class Pipeline:
         return max(floors, default=0.0)
 
     def measure(self, tags: Sequence[TagObservation]) -> tuple[BaseFix, ...]:
-        """Base fixes on each tag's own plane: base height, then the floor it turns out to stand on."""
+        """Base fixes on each tag's own plane: base height above the table or above the floor it stands on."""
         ids = [t.id for t in tags if t.id not in self.calibration.layout.anchors]
         heights = {i: self._base_height(i) for i in ids}
         for piece in self.terrain:  # a terrain piece's tag sits on its top
             if piece.tag is not None:
                 heights[piece.tag] = piece.height_in
-        offsets = self._offsets()
-        fixes = measure_bases(tags, self.calibration, heights, offsets)
-        terrain_now = place_terrain(self.terrain, {f.tag: Placement(f.tag, f.x, f.y, yaw_deg=f.yaw_deg) for f in fixes})
-        if not any("elevated" in p.kinds for p in terrain_now):
+        fixes = measure_bases(tags, self.calibration, heights, self._offsets())
+        if not any("elevated" in p.kinds for p in self.terrain):
             return tuple(fixes)
-        raised = dict(heights)
-        for fix in fixes:
-            if fix.tag in self._terrain_tags:
-                continue
-            floor = self._floor_at(terrain_now, fix.x, fix.y)
-            if floor > 0:
-                raised[fix.tag] = floor + self._base_height(fix.tag)
-        if raised == heights:
+        carriers = {f.tag: Placement(f.tag, f.x, f.y, yaw_deg=f.yaw_deg) for f in fixes if f.tag in self._terrain_tags}
+        floors = [p for p in place_terrain(self.terrain, carriers) if "elevated" in p.kinds and p.height_in > 0]
+        if not floors:
             return tuple(fixes)
-        return tuple(measure_bases(tags, self.calibration, raised, offsets))
+        return stand_on_floors(fixes, self.calibration.camera_position_in, floors, self._printed_in, self._terrain_tags)
 
     # ------------------------------------------------------------------------------------------ positions
     def _placements(self) -> dict[UnitId, Placement]:

@@ -15,6 +15,7 @@ from fpdf import FPDF
 
 from calibration.errors import InputError
 from calibration.layout import AnchorLayout
+from rules.roster import tag_side_for_base
 from vision.tag_family import BLACK_CELLS, CELLS, TAG_COUNT, tag_bitmap
 
 PAPER_IN = {"letter": (8.5, 11.0), "a4": (210 / 25.4, 297 / 25.4)}
@@ -31,8 +32,7 @@ class PrintableError(InputError):
 
 def tag_size_for_base(base_mm: float) -> float:
     """The largest tag (black square side, inches, to 0.01") whose white border fits inside the base with 8 % spare."""
-    white_side = 0.92 * (base_mm / 25.4) / math.sqrt(2.0)
-    return math.floor(white_side * BLACK_CELLS / CELLS * 100) / 100
+    return tag_side_for_base(base_mm)
 
 
 def parse_ids(text: str) -> list[int]:

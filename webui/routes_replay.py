@@ -10,7 +10,9 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.errors import InputError
+from webui.ask import ask_about
 from webui.deps import RuntimeDep, page
+from webui.routes_live import Question
 from webui.runtime import session_summaries
 from webui.streaming import mjpeg_response, websocket_feed
 
@@ -76,6 +78,13 @@ def replay_select(name: str, body: dict[str, Any], runtime: RuntimeDep) -> dict[
         raise InputError(f'"unit" must be a tag id or null; got {unit!r}.')
     loop.select(unit)
     return {"selected": unit}
+
+
+@router.post("/api/replay/{name}/ask")
+def replay_ask(name: str, q: Question, runtime: RuntimeDep) -> dict[str, Any]:
+    """Range, line of sight and the game's rulings between two units on the replay's shown frame."""
+    loop, setup = runtime.replay(name)
+    return ask_about(loop, setup, q.unit, q.target)
 
 
 @router.get("/api/replay/{name}/stream.mjpg")

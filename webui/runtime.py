@@ -30,8 +30,8 @@ from webui.setup_files import check_tags_apart, read_json_file
 from webui.timeline import Timeline
 
 LIVE_FINE_SCAN_EVERY = 15
-"""Frames between full-resolution scans of the whole frame in the server; between them tags are looked for
-around where they were (2.7-2.9x faster at 1080p, measured); `tablesight replay` scans every frame."""
+"""Frames in which the server's full-resolution sweep covers the whole frame, one cell a frame, while tags are
+looked for around where they were (vision/windowed.py); `tablesight replay` scans every frame whole."""
 
 MAX_OPEN_REPLAYS = 2
 """Recorded sessions kept open at once on the replay page (the oldest is closed first)."""

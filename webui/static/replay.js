@@ -17,7 +17,7 @@ export function startReplay({ wsPath, name }) {
   startTableView({
     wsPath,
     selectPath: `${base}/select`,
-    askPath: null,
+    askPath: `${base}/ask`,
     onFrame(msg, status) {
       if (msg) {
         if (!dragging) seek.value = String(msg.frame_index);
@@ -55,6 +55,14 @@ export function startReplay({ wsPath, name }) {
     ctx.fillStyle = "rgba(90,169,255,0.5)"; ctx.fillRect(0, marks.height - 2, done, 2);
     marks.dataset.marks = String(n);
   }
+  // a click on an event in the log goes to its frame
+  const log = document.getElementById("events");
+  log.classList.add("seekable");
+  log.title = "Click an event to go to its frame";
+  log.addEventListener("click", (ev) => {
+    const li = ev.target.closest("li[data-frame]");
+    if (li) control({ action: "seek", frame: Number(li.dataset.frame) });
+  });
   marks.addEventListener("click", (ev) => {
     const r = marks.getBoundingClientRect();
     const f = Math.round(((ev.clientX - r.left) / r.width) * Math.max(0, frames - 1));
