@@ -159,7 +159,8 @@ class LiveLoop:
     """A frame loop on its own thread; see the module docstring.
 
     open_feed: makes (or re-makes, after a loss) the feed. make_pipeline: a fresh pipeline (after a seek
-    backwards, a loop of the recording, or a change of game, roster or terrain).
+    backwards, a loop of the recording, or a change of game, roster or terrain). checkpoint_before(frame):
+    a pipeline checkpoint from before that frame, or None (a recording's timeline keeps them).
     paced: play a recording at its recorded speed rather than as fast as frames come.
     at_end: what a recording does when it ends: start again ("loop") or stop on its last frame ("pause").
     """
@@ -175,9 +176,11 @@ class LiveLoop:
         jpeg_quality: int = 80,
         name: str = "live",
         frames: int | None = None,
+        checkpoint_before: Callable[[int], Any | None] = lambda frame: None,
     ) -> None:
         self.name = name
         self.broadcast = Broadcast()
+        self._checkpoint_before = checkpoint_before
         self._open_feed = open_feed
         self._make_pipeline = make_pipeline
         self._roster = roster
@@ -509,9 +512,16 @@ class LiveLoop:
             done.set_result(verdicts)
 
     def _seek(self, feed: Any, target: int) -> None:
+        """Go to frame `target`: from the newest checkpoint before it (the game as it stood), else by
+        playing WARMUP_FRAMES silently before it through a fresh pipeline (positions right, game restarted)."""
         self._pipeline = self._make_pipeline()
         self._moves.clear()
-        start = max(0, target - WARMUP_FRAMES)
+        cp = self._checkpoint_before(target)
+        if cp is not None and hasattr(self._pipeline, "resume"):
+            self._pipeline.resume(cp)
+            start = int(cp.frame) + 1
+        else:
+            start = max(0, target - WARMUP_FRAMES)
         feed.seek(start)
         for _ in range(target - start):
             frame = feed.read()

@@ -12,6 +12,7 @@ really stands, even right at a ruin's edge.
 from __future__ import annotations
 
 import contextlib
+import copy
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -71,6 +72,21 @@ def default_setup(roster: Roster | None, terrain: Sequence[TerrainPiece]) -> dic
     return setup
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    """Everything a pipeline carries from frame to frame, as it stood after `frame`: the game's state and dice,
+    the units' positions, the tracks and the (possibly re-solved) camera pose. A replay sought to a later
+    frame resumes from it instead of starting the game again (webui/timeline.py keeps them)."""
+
+    frame: int
+    state: Any
+    rng_state: Any
+    positions: Mapping[UnitId, Placement]
+    tracker: Tracker
+    calibration: TableCalibration
+    pose_watch: PoseWatch
+
+
 class Pipeline:
     """The live pipeline for one calibrated table. Not thread-safe: one loop drives it.
 
@@ -115,6 +131,19 @@ class Pipeline:
         self.positions: dict[UnitId, Placement] = {}
         self._terrain_tags = {p.tag for p in self.terrain if p.tag is not None}
         self._printed_in = {t: u.printed_tag_in for t, u in roster.units.items()} if roster is not None else {}
+
+    def checkpoint(self, frame: int) -> Checkpoint:
+        """What this pipeline carries, after it processed `frame` (deep copies: it goes on changing)."""
+        return Checkpoint(frame, self.state, self.rng.getstate(), dict(self.positions), copy.deepcopy(self.tracker),
+                          self.calibration, copy.deepcopy(self.pose_watch))
+
+    def resume(self, cp: Checkpoint) -> None:
+        """Carry on from `cp` (taken from a pipeline of the same setup): the next frame to process is cp.frame + 1.
+        The tag detector starts afresh (a full scan), which finds the same tags."""
+        self.state, self.positions = cp.state, dict(cp.positions)
+        self.rng.setstate(cp.rng_state)
+        self.tracker = copy.deepcopy(cp.tracker)
+        self.calibration, self.pose_watch = cp.calibration, copy.deepcopy(cp.pose_watch)
 
     @property
     def status(self) -> str:

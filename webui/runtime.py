@@ -271,6 +271,7 @@ class Runtime:
                 jpeg_quality=self.settings.jpeg_quality,
                 name=f"replay {name}",
                 frames=frames,
+                checkpoint_before=lambda frame: self._checkpoint_before(name, frame),
             )
             loop.pause()
             loop.step()
@@ -282,6 +283,11 @@ class Runtime:
                 old.stop()
                 self._timelines.pop(old_name).stop()
             return loop, setup
+
+    def _checkpoint_before(self, name: str, frame: int) -> Any | None:
+        with self._replay_lock:
+            timeline = self._timelines.get(name)
+        return timeline.checkpoint_before(frame) if timeline is not None else None
 
     def timeline(self, name: str) -> Timeline:
         """The event timeline of an open replay (see `replay`)."""

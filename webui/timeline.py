@@ -1,5 +1,7 @@
 """A recorded session's timeline: every event and ruling, found by running the pipeline once over the whole
-recording on a background thread, so that the replay page can mark them before they are played."""
+recording on a background thread, so that the replay page can mark them before they are played. On the way
+it keeps a checkpoint of the pipeline every CHECKPOINT_EVERY frames, so a seek resumes the game where it
+stood instead of starting it again."""
 
 from __future__ import annotations
 
@@ -11,6 +13,9 @@ from typing import Any
 from calibration.errors import InputError
 from webui.feeds import RecordingFeed
 from webui.live import PipelineLike
+
+CHECKPOINT_EVERY = 15
+"""Frames between two pipeline checkpoints: a seek processes at most this many frames before showing."""
 
 
 class Timeline:
@@ -27,6 +32,7 @@ class Timeline:
         self._error: str | None = None
         self._done = False
         self._stop = False
+        self._checkpoints: list[Any] = []  # Pipeline.checkpoint() after every CHECKPOINT_EVERY-th frame, in order
         self._thread = threading.Thread(target=self._scan, name=f"timeline {path.name}", daemon=True)
 
     def start(self) -> Timeline:
@@ -50,6 +56,10 @@ class Timeline:
                 if frame is None:
                     break
                 result = pipeline.process(frame)
+                if (int(frame.index) + 1) % CHECKPOINT_EVERY == 0 and hasattr(pipeline, "checkpoint"):
+                    cp = pipeline.checkpoint(int(frame.index))
+                    with self._lock:
+                        self._checkpoints.append(cp)
                 found = []
                 for e in getattr(result, "events", None) or ():
                     found.append({"frame": int(frame.index), **dict(e)})
@@ -63,6 +73,16 @@ class Timeline:
             self._error = str(err)
         finally:
             self._done = True
+
+    def checkpoint_before(self, frame: int) -> Any | None:
+        """The newest pipeline checkpoint taken after a frame before `frame` (None if the scan has not got there)."""
+        with self._lock:
+            best = None
+            for cp in self._checkpoints:
+                if cp.frame >= frame:
+                    break
+                best = cp
+            return best
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
