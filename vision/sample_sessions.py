@@ -386,7 +386,7 @@ VALKNUT_TERRAIN: dict[str, Any] = {"pieces": [
 
 def _valknut_roster() -> dict[str, Any]:
     units = [{"tag": 10 + i, "name": f"{'Red' if i < 5 else 'Blue'} {i % 5 + 1}", "profile": "soldier",
-              "owner": "red" if i < 5 else "blue", "base_mm": 32} for i in range(10)]
+              "owner": "red" if i < 5 else "blue", "base_mm": 32, "tag_in": 0.75} for i in range(10)]
     return {"game": "valknut", "units": units}
 
 
