@@ -22,6 +22,7 @@ from vision.positions import BaseFix
 from vision.render import BasePlacement, Block, Scene, camera_framing_board, render_scene
 from vision.tags import detect_tags, gray_frame
 from webui.floors import stand_on_floors
+from webui.frame_message import unit_list
 from webui.pipeline import Pipeline
 
 BOARD = (30.0, 22.0)
@@ -170,6 +171,9 @@ def test_a_printed_side_that_fits_no_plane_leaves_the_floor_assumed(rendered: tu
         assert fix.z == pytest.approx(z, abs=1e-9)
         assert fix.height_assumed, "a 0.75\" tag fits neither plane's size for a 0.65\" print"
     assert fixes[22].z == pytest.approx(BASE_H) and not fixes[22].height_assumed  # no floor near it: no question
+    # the page is told, so the selected unit can say its height was assumed
+    units = {u["tag"]: u for u in unit_list(list(fixes.values()), None, {})}
+    assert all(units[t]["height_assumed"] for t in ON_FLOOR) and not units[22]["height_assumed"]
 
 
 def _seen_from(camera: np.ndarray, x: float, y: float, z: float, side: float) -> BaseFix:

@@ -109,6 +109,8 @@ def unit_list(fixes: Sequence[Any], roster: Roster | None, colours: Mapping[str,
                 "colour": colours.get(owner or "", UNKNOWN_OWNER_COLOUR),
                 "radius_in": round(ru.base_radius_in if ru else 0.63, 3),
                 "base_height_in": ru.base_height_in if ru else 0.125,
+                # the floor under it was taken from the terrain's footprint, not told by the tag's printed size
+                "height_assumed": bool(getattr(f, "height_assumed", False)),
             }
         )
     return units

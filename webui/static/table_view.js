@@ -101,7 +101,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, onFram
         state.answer = null; answerEl.innerHTML = "";
         await api(selectPath, { unit });
         const u = (state.msg.units || []).find((x) => x.tag === unit);
-        text.textContent = `Selected ${u ? u.name : "tag " + unit} (tag ${unit}${u && u.owner ? ", " + u.owner : ""}). Click a target.`;
+        const up = u && u.z - u.base_height_in > 0.05 ? ` ${(u.z - u.base_height_in).toFixed(1)}" up${u.height_assumed ? " (height assumed from the terrain: check the roster's tag_in)" : ""}` : "";
+        text.textContent = `Selected ${u ? u.name : "tag " + unit} (tag ${unit}${u && u.owner ? ", " + u.owner : ""})${up}. Click a target.`;
       } else {
         const a = await api(askPath, { unit: sel, target: unit });
         state.answer = a;
