@@ -6,12 +6,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from webui.bench import QUICK_FRAMES, format_table
+from webui.bench import LIVE_MIN_FRAMES, LIVE_PLACE_FRAME, QUICK_FRAMES, format_table
 from webui.cli import main
 
 
@@ -72,6 +73,41 @@ def test_bench_quick_vision_rows_are_accurate(quick: tuple[dict[str, Any], dict[
     assert rows["1080p no intrinsics"]["error_p95_in"] <= 0.03
 
 
+def test_bench_quick_live_rows_are_consistent(quick: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    """The live (windowed) detection rows: one per resolution, finite and consistent; never their speed."""
+    report, written = quick
+    assert written["live"] == report["live"]  # the JSON report carries them
+    rows = {r["label"]: r for r in report["live"]}
+    assert list(rows) == ["720p", "1080p"]  # --quick: no 4K
+    vision = {r["label"]: r for r in report["vision"]}
+    settings = report["settings"]
+    fine_every = settings["live_fine_every"]
+    for label, r in rows.items():
+        assert r["image_size"] == vision[label]["image_size"]
+        assert r["decimate"] == vision[label]["decimate"]  # the server's decimation logic, the same calibration
+        assert r["smallest_tag_px"] == pytest.approx(vision[label]["smallest_tag_px"])
+        assert r["fine_every"] == fine_every >= 1 and 1 <= r["cells"] <= fine_every
+        assert settings["live_frames"][label] >= LIVE_MIN_FRAMES
+        assert r["frames"] == settings["live_frames"][label] - 1  # the first frame is the warm-up
+        for t in (r["live"], r["full"]):
+            _timing_ok(t, r["frames"])
+        values = (r["live"]["median_ms"], r["live"]["p95_ms"], r["live_max_ms"], r["ratio"], r["scanned_fraction"])
+        assert all(v is not None and math.isfinite(v) for v in values), label
+        assert r["live"]["median_ms"] <= r["live"]["p95_ms"] <= r["live_max_ms"], label
+        assert r["ratio"] == pytest.approx(r["live"]["median_ms"] / r["full"]["median_ms"], rel=1e-3)
+        assert 0 < r["scanned_fraction"] <= r["scanned_fraction_max"] <= 1, label
+        assert r["eligible"] >= 0.8 * 40 * r["frames"], label
+        assert 0 <= r["found"] <= r["eligible"] and 0 <= r["full_found"] <= r["eligible"]
+        assert 0 <= r["recall"] <= 1 and 0 <= r["full_recall"] <= 1
+        assert r["recall"] == pytest.approx(r["found"] / r["eligible"], rel=1e-3)
+        assert r["false_ids"] == 0, label
+        # The base put down elsewhere: a full scan reads it at once; the sweep within fine_every frames
+        # (the sequence is long enough for a whole sweep after it).
+        assert r["placed_full_found_after"] == 1, label
+        assert r["placed_found_after"] is not None and 1 <= r["placed_found_after"] <= fine_every, label
+        assert settings["live_frames"][label] >= LIVE_PLACE_FRAME + fine_every
+
+
 def test_bench_quick_other_rows(quick: tuple[dict[str, Any], dict[str, Any]]) -> None:
     report, written = quick
     runs = report["settings"]["repeats"]
@@ -101,10 +137,26 @@ def test_bench_table_shows_every_row(quick: tuple[dict[str, Any], dict[str, Any]
         "all_pairs_sight",
         "Tracker.update",
         "jpeg encode",
+        "Live detection per frame (WindowedDetector",
+        "full recall",
+        "scanned",
+        "placed",
     ):
         assert needle in table
     r = report["vision"][1]
     assert f"{r['ours']['median_ms']:7.1f}" in table
+    live = table[table.index("Live detection") : table.index("Rules geometry")]
+    for r in report["live"]:
+        row = next(line for line in live.splitlines() if line.startswith(f"{r['label']} "))
+        for shown in (
+            f"{r['live']['median_ms']:7.1f}",
+            f"{r['live']['p95_ms']:7.1f}",
+            f"{r['live_max_ms']:7.1f}",
+            f"{r['ratio']:5.2f}",
+            f"{r['scanned_fraction']:7.3f}",
+            f"{r['found']}/{r['eligible']} {r['recall']:.3f}",
+        ):
+            assert shown in row, (shown, row)
 
 
 def test_bench_prints_a_table_without_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -141,3 +193,11 @@ def test_bench_out_must_not_be_a_folder(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["bench", "--quick", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert "is a folder" in err and "\n" not in err
+
+
+def test_bench_table_reads_a_report_without_live_rows(quick: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    """A JSON report written before the live rows existed still prints (without their section)."""
+    report, _ = quick
+    older = {k: v for k, v in report.items() if k != "live"}
+    table = format_table(older)
+    assert "Live detection" not in table and "Rules geometry" in table

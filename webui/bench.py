@@ -10,6 +10,13 @@ on the same grey frame, through a bare pupil-apriltags Detector (one thread, the
 see the same load from whatever else runs on the machine. Accuracy is against the renderer's ground truth:
 recall over the fully visible base tags, base-centre error in inches.
 
+Live rows: what the server runs a frame (`vision.windowed.WindowedDetector`, built as webui/pipeline.py builds
+it, sweeping at `webui.runtime.LIVE_FINE_SCAN_EVERY`, then `measure_bases`) over a short rendered sequence
+starting from the resolution's first scene: a few bases slide a little every frame, one is lifted and put
+down elsewhere. Each frame is followed by a full scan of it (`detect_tags` + `measure_bases`) for the ratio
+and the recall the frames allow; the pixels each frame scanned, the recall and the frames the sweep took to
+find the base put down are reported beside the times.
+
 Other rows: rules geometry (line of sight, edge distances, engagement) for 40 units, the tracker's update
 with 40 tags, and the per-frame image costs the web UI pays (grey conversion, JPEG encode and decode).
 All times are `time.perf_counter` wall clock, milliseconds, after one warm-up call; median and p95.
@@ -17,6 +24,7 @@ All times are `time.perf_counter` wall clock, milliseconds, after one warm-up ca
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import platform
@@ -44,11 +52,14 @@ from vision.render import (
     CameraPose,
     Rendered,
     Scene,
+    TagTruth,
     camera_framing_board,
     render_scene,
 )
 from vision.tags import FAMILY, decimation_for, detect_tags, gray_frame, release_detector
 from vision.tracker import Tracker
+from vision.windowed import WindowedDetector
+from webui.runtime import LIVE_FINE_SCAN_EVERY
 
 SEED = 20260704
 BOARD = (30.0, 22.0)
@@ -78,6 +89,26 @@ JPEG_QUALITY = 80
 SIGHT_UNITS = 40
 SIGHT_PIECES = 20
 TRACKER_TAGS = 40
+LIVE_LIFT_FRAME = 2
+"""In the live sequences one base leaves the table in this frame ..."""
+LIVE_PLACE_FRAME = 4
+"""... and is put down elsewhere in this one."""
+LIVE_FRAMES_PER_FRAME = {"720p": 3, "1080p": 3, "4K": 2}
+"""A live sequence has this many frames per `frames` (30 at 720p and 1080p, 20 at 4K by default), ..."""
+LIVE_MAX_FRAMES = {"720p": 90, "1080p": 90, "4K": 60}
+"""... at most this many ..."""
+LIVE_MIN_FRAMES = LIVE_PLACE_FRAME + LIVE_FINE_SCAN_EVERY + 1
+"""... and at least this many: the sweep covers the frame within `fine_every` frames of the putting down."""
+LIVE_SLIDERS = 4
+"""Bases slid a little every frame of a live sequence, ..."""
+LIVE_SLIDE_IN = (0.05, 0.3)
+"""... by this much (inches, uniform, any direction), turning by up to 5 degrees."""
+LIVE_LIFTED_TAG_IN = 0.6
+"""The lifted base is the one whose tag is nearest this size (small, but above what 720p misses anyway)."""
+LIVE_PLACE_AWAY_IN = 6.0
+"""It is put down at least this far from where it stood."""
+LIVE_STREAM = 50
+"""Seed stream of the live sequences (the detection frames use 0-2)."""
 
 
 # ------------------------------------------------------------------------------------------------ values
@@ -132,6 +163,46 @@ class VisionRow:
 
 
 @dataclass(frozen=True)
+class LiveRow:
+    """What the live server runs a frame (`WindowedDetector` + measure_bases) over a short rendered sequence at
+    one resolution, against a full scan (detect_tags + measure_bases) of each same frame right after it."""
+
+    label: str
+    image_size: tuple[int, int]
+    decimate: int
+    smallest_tag_px: float
+    fine_every: int
+    cells: int
+    """Sweep cells the detector cut this frame size into (at most fine_every)."""
+    frames: int
+    """Frames timed: the sequence less its first frame (the detector's full scan, the warm-up)."""
+    live: Timing
+    """WindowedDetector.detect + measure_bases per frame."""
+    live_max_ms: float
+    full: Timing
+    """detect_tags + measure_bases on the same frame, right after."""
+    ratio: float
+    """live.median_ms / full.median_ms."""
+    scanned_fraction: float
+    """Mean over the timed frames of scanned_px / the pixels of a full scan at the fine decimation."""
+    scanned_fraction_max: float
+    found: int
+    eligible: int
+    """Base tags fully visible (and whole inside the frame) over the timed frames."""
+    recall: float
+    full_found: int
+    full_recall: float
+    """The same count for the full scans: what the frames allow at this resolution."""
+    false_ids: int
+    placed_tag: int
+    """The base lifted at LIVE_LIFT_FRAME and put down elsewhere at LIVE_PLACE_FRAME."""
+    placed_found_after: int | None
+    """Frames from its putting down until the live detector reported it (1: that very frame); None: never."""
+    placed_full_found_after: int | None
+    """The same for the full scans (1 unless the tag is too small for the detector there)."""
+
+
+@dataclass(frozen=True)
 class CostRow:
     """One timed operation outside detection (rules geometry, tracker, image costs)."""
 
@@ -168,6 +239,7 @@ class BenchReport:
     machine: MachineFacts
     settings: dict[str, Any]
     vision: tuple[VisionRow, ...]
+    live: tuple[LiveRow, ...]
     rules: tuple[CostRow, ...]
     tracker: tuple[CostRow, ...]
     frame_costs: tuple[CostRow, ...]
@@ -383,16 +455,21 @@ def _eligible(truth: Any, w: int, h: int) -> bool:
     return bool(outer.min() >= 1 and outer[:, 0].max() <= w - 2 and outer[:, 1].max() <= h - 2)
 
 
-def vision_row(label: str, frames: Sequence[BenchFrame], camera: CameraModel | None) -> VisionRow:
-    """Time and score detection + mapping over `frames` (calibrated on the first one)."""
+def bench_calibration(label: str, first: BenchFrame, camera: CameraModel | None) -> TableCalibration:
+    """The table calibrated on the detected anchors of `first` (with `camera`'s intrinsics, or none)."""
     layout = default_layout(*BOARD)
-    first = frames[0]
-    w, h = first.rendered.camera.image_size
     anchors = collect_anchors(((t.id, t.corners_px) for t in detect_tags(first.gray)), layout)
     try:
-        cal: TableCalibration = calibrate_table(anchors, layout, (w, h), camera)
+        return calibrate_table(anchors, layout, first.rendered.camera.image_size, camera)
     except CalibrationError as err:  # our own rendered frame: a fault of ours, not the user's
         raise RuntimeError(f"The bench could not calibrate its own {label} frame: {err}") from err
+
+
+def vision_row(label: str, frames: Sequence[BenchFrame], camera: CameraModel | None) -> VisionRow:
+    """Time and score detection + mapping over `frames` (calibrated on the first one)."""
+    first = frames[0]
+    w, h = first.rendered.camera.image_size
+    cal = bench_calibration(label, first, camera)
     small = smallest_tag_px(cal, SMALLEST_TAG_IN, HEIGHT_RANGE_IN[0])
     decimate = decimation_for(small)
     rosters = [
@@ -458,6 +535,177 @@ def vision_row(label: str, frames: Sequence[BenchFrame], camera: CameraModel | N
         error_p50_in=float(np.median(e)),
         error_p95_in=float(np.percentile(e, 95)),
         error_max_in=float(np.max(e)),
+    )
+
+
+# ----------------------------------------------------------------------------------------- live detection
+
+
+def live_frame_count(label: str, frames: int) -> int:
+    """Frames of the live sequence at `label` for `frames` a resolution: 3 (2 at 4K) per frame, at least
+    LIVE_MIN_FRAMES (the lifted base's putting down plus a whole sweep), at most LIVE_MAX_FRAMES."""
+    per = LIVE_FRAMES_PER_FRAME.get(label, 2)
+    return max(LIVE_MIN_FRAMES, min(LIVE_MAX_FRAMES.get(label, 60), per * frames))
+
+
+@dataclass(frozen=True, eq=False)
+class LiveFrame:
+    """One frame of a live sequence: the scene, the renderer's truth and the grey image (the BGR is dropped)."""
+
+    scene: Scene
+    tags: dict[int, TagTruth]
+    gray: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class LiveSequence:
+    """Consecutive frames of one table: a few bases sliding, one lifted and put down elsewhere."""
+
+    frames: list[LiveFrame]
+    placed_tag: int
+    lift_frame: int
+    place_frame: int
+    placed_from_to: tuple[tuple[float, float], tuple[float, float]]
+    """Where the lifted base stood and where it was put down, table inches."""
+
+
+def _free(b: BasePlacement, x: float, y: float, others: Sequence[BasePlacement], scene: Scene) -> bool:
+    """True if base `b` fits at (x, y): on the board, off the terrain, clear of the other bases and anchors."""
+    r = b.base_mm / 25.4 / 2.0
+    if not (r < x < scene.board[0] - r and r < y < scene.board[1] - r):
+        return False
+    if any(
+        blk.polygon[0][0] - r - 0.2 < x < blk.polygon[1][0] + r + 0.2
+        and blk.polygon[0][1] - r - 0.2 < y < blk.polygon[2][1] + r + 0.2
+        for blk in scene.terrain
+    ):
+        return False
+    if any(math.hypot(x - o.x, y - o.y) < r + o.base_mm / 25.4 / 2.0 + 0.15 for o in others if o.tag != b.tag):
+        return False
+    return not _covers_an_anchor(CameraPose(scene.camera, scene.rvec, scene.tvec), x, y, b.z_in, r)
+
+
+def _live_frame(scene: Scene, shown: Sequence[BasePlacement], stream: int, k: int) -> LiveFrame:
+    """Frame k of a live sequence: its own seed, so sensor noise (and the table's grain and light) change."""
+    at = dataclasses.replace(scene, bases=tuple(shown))
+    rendered = render_scene(at, np.random.default_rng([SEED, LIVE_STREAM, stream, k]))
+    return LiveFrame(at, rendered.tags, gray_frame(rendered.image))
+
+
+def render_live_sequence(first: Scene, count: int, stream: int) -> LiveSequence:
+    """`count` frames starting from the bench scene `first`: every frame after the first LIVE_SLIDERS bases
+    slide 0.05-0.3"; the base whose tag is nearest LIVE_LIFTED_TAG_IN leaves at LIVE_LIFT_FRAME and is put
+    down >= LIVE_PLACE_AWAY_IN away at LIVE_PLACE_FRAME (where its tag is fully visible)."""
+    rng = np.random.default_rng([SEED, LIVE_STREAM, stream])
+    bases = list(first.bases)
+    placed = min(bases, key=lambda b: (abs(b.tag_in - LIVE_LIFTED_TAG_IN), b.tag)).tag
+    frames: list[LiveFrame] = []
+    start = end = (0.0, 0.0)
+    for k in range(count):
+        if k > 0:
+            for i in rng.choice(len(bases), LIVE_SLIDERS, replace=False):
+                b = bases[i]
+                if b.tag == placed:
+                    continue
+                for _ in range(20):
+                    step, heading = rng.uniform(*LIVE_SLIDE_IN), rng.uniform(0.0, 2.0 * math.pi)
+                    x, y = b.x + step * math.cos(heading), b.y + step * math.sin(heading)
+                    if _free(b, x, y, bases, first):
+                        bases[i] = dataclasses.replace(
+                            b, x=float(x), y=float(y), yaw_deg=b.yaw_deg + float(rng.uniform(-5.0, 5.0))
+                        )
+                        break
+        others = [b for b in bases if b.tag != placed]
+        idx = next(i for i, b in enumerate(bases) if b.tag == placed)
+        if k < LIVE_LIFT_FRAME:
+            frames.append(_live_frame(first, bases, stream, k))
+        elif k < LIVE_PLACE_FRAME:
+            frames.append(_live_frame(first, others, stream, k))
+        elif k > LIVE_PLACE_FRAME:
+            frames.append(_live_frame(first, bases, stream, k))
+        else:
+            old = bases[idx]
+            for _ in range(2000):
+                x, y = float(rng.uniform(0.0, BOARD[0])), float(rng.uniform(0.0, BOARD[1]))
+                if math.hypot(x - old.x, y - old.y) < LIVE_PLACE_AWAY_IN or not _free(old, x, y, others, first):
+                    continue
+                bases[idx] = dataclasses.replace(old, x=x, y=y, yaw_deg=float(rng.uniform(-180.0, 180.0)))
+                frame = _live_frame(first, bases, stream, k)
+                truth = frame.tags.get(placed)
+                w, h = first.camera.image_size
+                if truth is not None and _eligible(truth, w, h):
+                    break
+            else:
+                raise RuntimeError("The bench found no clear spot to put its lifted base down; its scene is at fault.")
+            start, end = (old.x, old.y), (x, y)
+            frames.append(frame)
+    return LiveSequence(frames, placed, LIVE_LIFT_FRAME, LIVE_PLACE_FRAME, (start, end))
+
+
+def live_row(label: str, sequence: LiveSequence, cal: TableCalibration) -> LiveRow:
+    """Time and score the server's windowed detector (+ mapping) over `sequence`, each frame followed by a
+    full scan of it; the first frame (the detector's full scan) warms both up and is not timed."""
+    frames = sequence.frames
+    w, h = frames[0].scene.camera.image_size
+    small = float(smallest_tag_px(cal, SMALLEST_TAG_IN, HEIGHT_RANGE_IN[0]))  # as webui/pipeline.py does
+    det = WindowedDetector(min_tag_px=small, fine_every=LIVE_FINE_SCAN_EVERY)
+    d = det.decimate
+    full_px = (w // d) * (h // d)
+    heights = {b.tag: b.z_in for b in frames[0].scene.bases}
+    offsets = {b.tag: b.tag_offset_in for b in frames[0].scene.bases}
+    det.detect(frames[0].gray)  # warm up both
+    detect_tags(frames[0].gray, decimate=d)
+    live_s, full_s, shares, live_seen, full_seen = [], [], [], [], []
+    for f in frames[1:]:
+        t0 = time.perf_counter()
+        fixes = measure_bases(det.detect(f.gray), cal, heights, offsets)
+        t1 = time.perf_counter()
+        full_fixes = measure_bases(detect_tags(f.gray, decimate=d), cal, heights, offsets)
+        t2 = time.perf_counter()
+        live_s.append(t1 - t0)
+        full_s.append(t2 - t1)
+        shares.append(det.scanned_px / full_px)
+        live_seen.append({fx.tag for fx in fixes})
+        full_seen.append({fx.tag for fx in full_fixes})
+
+    found = full_found = eligible = false_ids = 0
+    for f, seen, full in zip(frames[1:], live_seen, full_seen):
+        tags = {b.tag for b in f.scene.bases}
+        for tid, t in f.tags.items():
+            if _eligible(t, w, h):
+                eligible += 1
+                found += tid in seen
+                full_found += tid in full
+        false_ids += len(seen - tags)
+
+    def found_after(seen_by_frame: Sequence[set[int]]) -> int | None:
+        after = seen_by_frame[sequence.place_frame - 1 :]  # seen_by_frame[i] is frame i + 1
+        return next((n + 1 for n, seen in enumerate(after) if sequence.placed_tag in seen), None)
+
+    live_t, full_t = Timing.of(live_s), Timing.of(full_s)
+    return LiveRow(
+        label=label,
+        image_size=(w, h),
+        decimate=d,
+        smallest_tag_px=small,
+        fine_every=det.fine_every,
+        cells=len(det.cells),
+        frames=len(live_s),
+        live=live_t,
+        live_max_ms=float(np.max(live_s)) * 1000.0,
+        full=full_t,
+        ratio=live_t.median_ms / full_t.median_ms,
+        scanned_fraction=float(np.mean(shares)),
+        scanned_fraction_max=float(np.max(shares)),
+        found=found,
+        eligible=eligible,
+        recall=found / eligible if eligible else math.nan,
+        full_found=full_found,
+        full_recall=full_found / eligible if eligible else math.nan,
+        false_ids=false_ids,
+        placed_tag=sequence.placed_tag,
+        placed_found_after=found_after(live_seen),
+        placed_full_found_after=found_after(full_seen),
     )
 
 
@@ -603,8 +851,10 @@ def run_bench(
     ]
     repeats = max(frames, MIN_REPEATS)
     vision: list[VisionRow] = []
+    live: list[LiveRow] = []
     costs: list[CostRow] = []
     tracker_bases: tuple[BasePlacement, ...] = ()
+    live_frames: dict[str, int] = {}
     for stream, label, size in chosen:
         say(f"rendering {frames} frame(s) at {label}")
         rendered = render_frames(size, frames, stream)
@@ -614,6 +864,15 @@ def run_bench(
             vision.append(vision_row(f"{label} no intrinsics", rendered, None))
         tracker_bases = tracker_bases or rendered[0].scene.bases
         costs += frame_cost_rows(label, rendered[0].rendered.image, repeats)
+        first = rendered[0]
+        cal = bench_calibration(label, first, first.rendered.camera)
+        del rendered  # the BGR frames: a 4K sequence is big enough without them
+        live_frames[label] = live_frame_count(label, frames)
+        say(f"rendering a live sequence of {live_frames[label]} frames at {label}")
+        sequence = render_live_sequence(first.scene, live_frames[label], stream)
+        say(f"timing live (windowed) detection at {label}")
+        live.append(live_row(label, sequence, cal))
+        del first, sequence
     say("timing rules geometry and the tracker")
     rules = rules_rows(repeats)
     tracker = tracker_rows(tracker_bases, repeats)
@@ -630,15 +889,23 @@ def run_bench(
         "camera_tilt_deg": CAMERA_TILT_DEG,
         "smallest_tag_in": SMALLEST_TAG_IN,
         "repeats": repeats,
+        "live_frames": live_frames,
+        "live_fine_every": LIVE_FINE_SCAN_EVERY,
+        "live_sliders": LIVE_SLIDERS,
+        "live_slide_in": list(LIVE_SLIDE_IN),
+        "live_lift_frame": LIVE_LIFT_FRAME,
+        "live_place_frame": LIVE_PLACE_FRAME,
+        "live_place_away_in": LIVE_PLACE_AWAY_IN,
     }
     return BenchReport(
-        facts,
-        settings,
-        tuple(vision),
-        tuple(rules),
-        tuple(tracker),
-        tuple(costs),
-        time.perf_counter() - start,
+        machine=facts,
+        settings=settings,
+        vision=tuple(vision),
+        live=tuple(live),
+        rules=tuple(rules),
+        tracker=tuple(tracker),
+        frame_costs=tuple(costs),
+        seconds=time.perf_counter() - start,
     )
 
 
@@ -682,6 +949,7 @@ def format_table(report: Mapping[str, Any]) -> str:
             f"{r['ratio']:5.2f} {r['fps']:6.1f} {recall:>14} {_f(r['error_p50_in'], '9.4f')} "
             f"{_f(r['error_p95_in'], '7.4f')} {_f(r['error_max_in'], '7.4f')}"
         )
+    lines += _live_lines(report)
     for title, key in (
         ("Rules geometry", "rules"),
         ("Tracker", "tracker"),
@@ -696,6 +964,40 @@ def format_table(report: Mapping[str, Any]) -> str:
             )
     lines += ["", f"bench took {report['seconds']:.1f} s (rendering included)"]
     return "\n".join(lines)
+
+
+LIVE_HEADER = (
+    f"{'row':<6} {'dec':>3} {'tag px':>6} {'frames':>6} {'cells':>5} {'med ms':>7} {'p95 ms':>7} {'max ms':>7} "
+    f"{'full ms':>7} {'ratio':>5} {'scanned':>7} {'recall':>14} {'full recall':>14} {'placed':>6}"
+)
+
+
+def _live_lines(report: Mapping[str, Any]) -> list[str]:
+    """The live detection section of the table (none for a report without it)."""
+    rows = report.get("live") or []
+    if not rows:
+        return []
+    s = report["settings"]
+    lines = [
+        "",
+        f"Live detection per frame (WindowedDetector, fine_every {s['live_fine_every']}, + measure_bases) vs a "
+        "full scan of the same frame, 1 thread",
+        f"sequence: {s['live_sliders']} bases slid {s['live_slide_in'][0]:g}-{s['live_slide_in'][1]:g}\" a frame; "
+        f"one lifted at frame {s['live_lift_frame']}, put down >= {s['live_place_away_in']:g}\" away at frame "
+        f"{s['live_place_frame']}; first frame (a full scan) not timed",
+        LIVE_HEADER,
+    ]
+    for r in rows:
+        recall = f"{r['found']}/{r['eligible']} {_f(r['recall'], '.3f')}"
+        full_recall = f"{r['full_found']}/{r['eligible']} {_f(r['full_recall'], '.3f')}"
+        placed = "-" if r["placed_found_after"] is None else str(r["placed_found_after"])
+        lines.append(
+            f"{r['label']:<6} {r['decimate']:>3} {_f(r['smallest_tag_px'], '6.1f')} {r['frames']:>6} {r['cells']:>5} "
+            f"{r['live']['median_ms']:7.1f} {r['live']['p95_ms']:7.1f} {r['live_max_ms']:7.1f} "
+            f"{r['full']['median_ms']:7.1f} {r['ratio']:5.2f} {_f(r['scanned_fraction'], '7.3f')} "
+            f"{recall:>14} {full_recall:>14} {placed:>6}"
+        )
+    return lines
 
 
 def main_progress(message: str) -> None:

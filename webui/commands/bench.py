@@ -2,7 +2,9 @@
 
 Renders seeded 30" x 22" tables at 720p, 1080p and 4K (--quick: 720p and 1080p, 3 frames), then times
 detection + mapping against a bare pupil-apriltags detector and scores recall and position error against
-the renderer's truth; also rules geometry, the tracker and JPEG costs. --json prints the report as one JSON
+the renderer's truth; then times the live server's windowed detector over a short rendered sequence of
+each resolution (a few bases sliding, one lifted and put down elsewhere: 3 frames per --frames, 2 at 4K,
+20 to 90, 60 at 4K); also rules geometry, the tracker and JPEG costs. --json prints the report as one JSON
 object; --out FILE also writes that JSON to FILE. --web adds the web UI's figures: the pipeline's frame rate
 with 0, 1 and N watching browsers' WebSockets, and the latency from a frame read to its overlays drawn in
 headless Chromium (several minutes). docs/bench.md explains every row.
@@ -15,7 +17,15 @@ import json
 from pathlib import Path
 
 from calibration.errors import InputError
-from webui.bench import DEFAULT_FRAMES, QUICK_FRAMES, format_table, main_progress, run_bench
+from webui.bench import (
+    DEFAULT_FRAMES,
+    LIVE_FRAMES_PER_FRAME,
+    LIVE_MIN_FRAMES,
+    QUICK_FRAMES,
+    format_table,
+    main_progress,
+    run_bench,
+)
 
 MAX_FRAMES = 200
 
@@ -27,7 +37,9 @@ def configure(p: argparse.ArgumentParser) -> None:
         "--frames",
         type=int,
         metavar="N",
-        help=f"frames a resolution (default {DEFAULT_FRAMES}, {QUICK_FRAMES} with --quick)",
+        help=f"frames a resolution (default {DEFAULT_FRAMES}, {QUICK_FRAMES} with --quick); the live sequences "
+        f"get {LIVE_FRAMES_PER_FRAME['720p']} per frame ({LIVE_FRAMES_PER_FRAME['4K']} at 4K), "
+        f"{LIVE_MIN_FRAMES} at least",
     )
     p.add_argument("--out", metavar="FILE", help="also write the JSON report to FILE")
     p.add_argument("--web", action="store_true", help="also measure the web UI with --watchers browsers")
