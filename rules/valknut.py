@@ -17,6 +17,8 @@ Where the book is silent ("Turn Structure" and "Winning" are empty) the choices 
 in the setup's "options" (valknut_state): alternating activations, a 6-turn limit, a win by Runestones
 delivered to one's own Drop Zone (or by kills), 2 Runestones per Stockpile, 3 reinforcements, 1" pick-up
 reach, ranged attacks need sight, and the section numbering (valknut_board). See docs/scenarios/valknut.md.
+"Within 1"" is measured as a tape would between the bases, across and, between floors, up (valknut_table):
+a unit on a floor 3" up is not engaged with the enemy beneath it.
 
 Tracker moves: a Move event {"tag": 12, "from_in": [x, y], "to_in": [x, y], "length_in": l, "pm_in": e}
 becomes Action("move", 12, {"to": to_in, "length_in": l, "pm_in": e}) ruled against the positions as they

@@ -24,7 +24,7 @@ from rules.geometry import (
 )
 from rules.valknut_board import odd, second_drop_zone_allowed
 from rules.valknut_state import Stockpile, ValknutState
-from rules.valknut_table import BEAR_RESTORE_IN, ENGAGEMENT_IN, Dice, Table
+from rules.valknut_table import BEAR_RESTORE_IN, ENGAGEMENT_IN, LEVEL_IN, Dice, Table
 from rules.valknut_turns import (
     check_target,
     drop_stones,
@@ -259,9 +259,10 @@ def _placement_checks(table: Table, tag: int, at: Placement, rule: str, zone: in
 
 
 def _overlap(table: Table, tag: int, at: Placement) -> list[Verdict]:
+    """A base may not be set down on top of another base on the same level (a floor above may hold one)."""
     r = table.radius(tag)
     for other in table.live():
-        if other.tag == tag:
+        if other.tag == tag or abs(table.at(other.tag).z - at.z) >= LEVEL_IN:
             continue
         d = centre_distance(at, table.at(other.tag))
         if d.value < r + other.radius_in - 0.05:
@@ -456,24 +457,27 @@ def _route(table: Table, action: Action, tag: int) -> tuple[list[tuple[float, fl
     if not isinstance(raw, list):
         raise ActionError(f'A "{action.kind}" action\'s "path" must be a list of [x, y, z] points; got {raw!r}.')
     way = [_point({"p": p}, "p", action.kind) for p in raw]
+    pts = [(start.x, start.y, start.z)]
+    for p in way:
+        q = (p[0], p[1], p[2] if len(p) > 2 else pts[-1][2])
+        if math.hypot(q[0] - pts[-1][0], q[1] - pts[-1][1]) > 0.01 or abs(q[2] - pts[-1][2]) > 0.01:
+            pts.append(q)
     if len(to) > 2:
         z_end = to[2]
     elif z_param is not None:
         z_end = z_param
     elif way and len(way[-1]) > 2 and math.hypot(way[-1][0] - to[0], way[-1][1] - to[1]) < 0.01:
         z_end = way[-1][2]
-    else:  # stays on the floor it stands on if that floor reaches the destination, else the table
+    else:
+        # stays on the floor the route last stood on (where it started, or the floor its "path" climbed to)
+        # if that floor reaches the destination, else the table
+        level = pts[-1][2]
         z_end = 0.0
         from shapely.geometry import Point
 
         for t in table.terrain:
-            if (t.has("elevated") or t.has("blocking")) and abs(t.height_in - start.z) <= 0.2 and t.shape.covers(Point(to[0], to[1])):
-                z_end = start.z
-    pts = [(start.x, start.y, start.z)]
-    for p in way:
-        q = (p[0], p[1], p[2] if len(p) > 2 else pts[-1][2])
-        if math.hypot(q[0] - pts[-1][0], q[1] - pts[-1][1]) > 0.01 or abs(q[2] - pts[-1][2]) > 0.01:
-            pts.append(q)
+            if (t.has("elevated") or t.has("blocking")) and abs(t.height_in - level) <= 0.2 and t.shape.covers(Point(to[0], to[1])):
+                z_end = level
     if math.hypot(to[0] - pts[-1][0], to[1] - pts[-1][1]) > 0.01 or abs(z_end - pts[-1][2]) > 0.01:
         pts.append((to[0], to[1], z_end))
     pm = _number(action.params, "pm_in", action.kind)
@@ -483,10 +487,33 @@ def _route(table: Table, action: Action, tag: int) -> tuple[list[tuple[float, fl
     return pts, end
 
 
+def _floors_at(x: float, y: float, table: Table) -> list[float]:
+    """The heights a base centred at (x, y) can stand at: the table and every floor or wall top over it."""
+    from shapely.geometry import Point
+
+    here = Point(x, y)
+    return [0.0] + [t.height_in for t in table.terrain
+                    if (t.has("elevated") or t.has("blocking")) and t.shape.covers(here)]
+
+
+def _climbing_route(pts: list[tuple[float, float, float]], table: Table) -> list[tuple[float, float, float]]:
+    """The route as the cost is traced: a waypoint that hangs on a face (no floor at its height under the base
+    centre, e.g. [7.4, 5, 1] at the foot of a step whose edge is at x = 8) stands on the floor below it, so
+    the climb is counted once, where the route reaches the floor it climbs to, not as a drop and a second
+    climb. The vertical inches are the same; only the start and end of the route keep their heights."""
+    out = [pts[0]]
+    for x, y, z in pts[1:-1]:
+        floors = _floors_at(x, y, table)
+        if not any(abs(f - z) <= 0.2 for f in floors):
+            z = max([f for f in floors if f <= z], default=0.0)
+        out.append((x, y, z))
+    return out + pts[-1:]
+
+
 def _move_verdicts(table: Table, action: Action, tag: int, kind: str, allowance: Inches) -> list[Verdict]:
     pts, end = _route(table, action, tag)
     stats = table.stats(tag)
-    trace = trace_move(pts, table.terrain)
+    trace = trace_move(_climbing_route(pts, table), table.terrain)
     given = _number(action.params, "length_in", kind)
     # a tracker's measured length may follow a curved route: it counts when longer than the straight line
     horizontal = max(given, trace.horizontal_in) if given is not None and not action.params.get("path") else trace.horizontal_in
@@ -499,7 +526,7 @@ def _move_verdicts(table: Table, action: Action, tag: int, kind: str, allowance:
     wolf = kind == "move" and table.unit(tag).steps.wolf >= 1 and allowance > 0
     if wolf and any(o is not Outcome.ILLEGAL for _, _, o in table.engaged(tag, end)):
         extra = wolf_extra_in(allowance)
-        word = f'Speed {allowance:g}" + {extra:g}" (Path of the Wolf, ending within 1" of an enemy) ='
+        word = f'Speed {round(allowance, 2):g}" + {extra:g}" (Path of the Wolf, ending within 1" of an enemy) ='
     limit = allowance + extra
     outcome = cost.at_most(limit)
     climb = ""
@@ -507,7 +534,7 @@ def _move_verdicts(table: Table, action: Action, tag: int, kind: str, allowance:
         climb = f' ({trace.horizontal_in if given is None else horizontal:.2f}" across + {trace.vertical_in:.2f}" climbed x{stats.climb_factor:g})'
     verb = "moved" if kind == "move" else "disengaged"
     out.append(_v(f"valknut.{kind}.distance", outcome,
-                  f'Unit {tag} {verb} {cost.text()}{climb}, its {word} {limit:g}": {outcome.value}.', tag,
+                  f'Unit {tag} {verb} {cost.text()}{climb}, its {word} {round(limit, 2):g}": {outcome.value}.', tag,
                   length_in=round(cost.value, 4), pm_in=round(cost.pm, 4), horizontal_in=round(horizontal, 4),
                   vertical_in=round(trace.vertical_in, 4), allowance_in=limit))
     for name in trace.unclimbable:
@@ -749,7 +776,9 @@ def _pick_choice(table: Table, action: Action, tag: int) -> tuple[str, int, Meas
             i = _int(action.params, key, "pick_up_runestone")
             found = [o for o in options if o[0] == key and o[1] == i]
             if not found:
-                raise ActionError(f'There is no {"Runic Stockpile with Runestones" if key == "stockpile" else "Runestone on the ground"} number {i}.')
+                what = "Runic Stockpile" if key == "stockpile" else "Runestone on the ground"
+                count = len(table.state.stockpiles if key == "stockpile" else table.state.ground)
+                raise ActionError(f'There is no {what} number {i}; "{key}" counts from 0 and there are {count}.')
             return found[0]
     return options[0] if options else None
 
@@ -764,6 +793,11 @@ def check_pick_up_runestone(table: Table, action: Action) -> list[Verdict]:
     if len(unit.carrying) >= stats.capacity:
         return [_v("valknut.runestone.one_at_a_time", Outcome.ILLEGAL,
                    f"Unit {tag} already carries {len(unit.carrying)} Runestone(s); it can carry {stats.capacity}.", tag)]
+    asked = action.params.get("stockpile")
+    piles = table.state.stockpiles
+    if isinstance(asked, int) and not isinstance(asked, bool) and 0 <= asked < len(piles) and piles[asked].stones <= 0:
+        return [_v("valknut.runestone.reach", Outcome.ILLEGAL,
+                   f"Runic Stockpile {asked} is empty: it has no Runestone left to pick up.", tag, stones=0)]
     choice = _pick_choice(table, action, tag)
     if choice is None:
         return [_v("valknut.runestone.reach", Outcome.ILLEGAL, "There is no Runestone left to pick up.", tag)]

@@ -2,16 +2,22 @@
 
 A `Table` bundles the state with the measured positions and the terrain as it now stands (tagged pieces
 placed where their tags are seen), so each rule asks it questions in the game's words.
+
+Distances between units ("within 1"", melee range, the Bear's 6" aura and restore) are measured as a tape
+would between the two bases: from base edge to base edge across the table and, when the bases stand on
+different floors, up or down between them too (`base_gap`). A unit on a ruin floor 3" up is not within 1"
+of the enemy on the ground beneath it; two bases on the same level are simply edge to edge.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rules.engine import Inches, Outcome, Placement, Positions, ScenarioError, UnitId
-from rules.geometry import Measure, Sight, edge_distance, engagement_zone, line_of_sight
+from rules.geometry import Measure, Sight, combined_pm, line_of_sight
 from rules.terrain import TerrainPiece, place_terrain
 from rules.valknut_board import Battlefield
 from rules.valknut_state import ValknutState
@@ -21,6 +27,15 @@ ENGAGEMENT_IN = 1.0
 """Melee range and the zone in which a unit may not Move: within 1" base edge to base edge."""
 BEAR_AURA_IN = 6.0
 BEAR_RESTORE_IN = 6.0
+LEVEL_IN = 1.0
+"""Bases whose heights differ by at least this stand on different floors: one cannot overlap the other."""
+
+
+def base_gap(a: Placement, ra: Inches, b: Placement, rb: Inches) -> Measure:
+    """The shortest distance between two round bases (radii ra, rb), inches: the edge-to-edge gap across the
+    table combined with the difference in their heights (0 when both stand on the same level)."""
+    across = max(0.0, math.hypot(a.x - b.x, a.y - b.y) - ra - rb)
+    return Measure(math.hypot(across, a.z - b.z), combined_pm(a.pm, b.pm))
 
 
 @dataclass(frozen=True)
@@ -59,16 +74,22 @@ class Table:
         return [u for u in self.live() if u.owner != owner]
 
     def gap(self, a: UnitId, b: UnitId) -> Measure:
-        """Base edge to base edge, inches."""
-        return edge_distance(self.at(a), self.radius(a), self.at(b), self.radius(b))
+        """Base edge to base edge, inches, counting the height between bases on different floors (`base_gap`)."""
+        return base_gap(self.at(a), self.radius(a), self.at(b), self.radius(b))
 
     def engaged(self, tag: UnitId, at: Placement | None = None) -> list[tuple[UnitId, Measure, Outcome]]:
         """Enemies within 1" of the unit (standing at `at` if given): (enemy, gap, LEGAL=surely / TOO_CLOSE=maybe)."""
-        positions = dict(self.positions)
-        positions[tag] = at if at is not None else positions[tag]
-        radii = {u.tag: u.radius_in for u in self.state.units}
-        owners = {u.tag: u.owner for u in self.state.units if u.tag in positions}
-        return engagement_zone(tag, positions, radii, owners, ENGAGEMENT_IN)
+        me = at if at is not None else self.at(tag)
+        mine = self.unit(tag)
+        out: list[tuple[UnitId, Measure, Outcome]] = []
+        for other in self.live():
+            if other.tag == tag or other.owner == mine.owner:
+                continue
+            m = base_gap(me, mine.radius_in, self.positions[other.tag], other.radius_in)
+            verdict = m.at_most(ENGAGEMENT_IN)
+            if verdict is not Outcome.ILLEGAL:
+                out.append((other.tag, m, verdict))
+        return sorted(out, key=lambda t: t[1].value)
 
     def sight(self, a: UnitId, b: UnitId) -> Sight:
         return line_of_sight(
