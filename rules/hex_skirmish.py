@@ -700,6 +700,11 @@ class HexSkirmish(Game):
             raise ScenarioError('The Hex Skirmish scenario needs "action": {"kind": "move", "unit": 10, "params": '
                                 '{...}} or "question": {"kind": "reachable", "unit": 10}.')
         act = Action.from_json(asked)
+        for tag, p in sorted(positions.items()):
+            cell = state.layout.from_table(p.x, p.y)[0]
+            if cell not in state.board:
+                raise ScenarioError(f"unit {tag} stands on [{cell.q}, {cell.r}], which is not a cell of the board; "
+                                    "put it on the board or leave out its \"hex\" and \"at\".")
         state = _default_turn(state, scenario.get("state"), act)
         margin = state.options.snap_fraction * state.layout.inradius_in
         astride = [

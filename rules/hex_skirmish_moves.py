@@ -162,13 +162,30 @@ def plan_to(card: ArmyCard, start: Hex, goal: Hex, ground: Ground, options: Move
         start, goal, _weighted(card, ground, options), stops_in(card, ground, options), budget=10**9
     )
     if found is None:
-        return MovePlan((start, goal), 0, (), (f"No way leads from [{start.q}, {start.r}] to [{goal.q}, {goal.r}].",))
+        return MovePlan((start, goal), 0, (), (_no_way(card, start, goal, ground, options),))
     path, weighted = found
     cost = weighted // _SCALE
     problems: tuple[str, ...] = ()
     if cost > card.move:
         problems = (f"The move costs {cost} movement points; {card.name} has Move {card.move}.",)
     return MovePlan(path, cost, falls_on(path, card, ground.board), problems)
+
+
+def _no_way(card: ArmyCard, start: Hex, goal: Hex, ground: Ground, options: MoveOptions) -> str:
+    """Why no path reaches `goal`: the step into it from next door, or a climb too high from every side."""
+    if direction_between(start, goal) is not None:
+        step = check_path(card, (start, goal), ground, options)
+        if step.problems:
+            return step.problems[0]
+    board = ground.board
+    sides = [n for n in neighbors(goal) if n in board and n not in ground.others]
+    rises = [board.elevation(goal) - board.elevation(n) for n in sides]
+    if not card.flying and rises and min(rises) >= card.height:
+        return (
+            f"[{goal.q}, {goal.r}] stands at least {min(rises)} levels above every hex beside it; {card.name} "
+            f"(Height {card.height}) climbs less than its Height."
+        )
+    return f"No way leads from [{start.q}, {start.r}] to [{goal.q}, {goal.r}]."
 
 
 def check_path(card: ArmyCard, path: Sequence[Hex], ground: Ground, options: MoveOptions) -> MovePlan:

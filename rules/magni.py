@@ -565,7 +565,7 @@ class Magni(Game):
             return answer
         act = Action.from_json(asked)
         if kind == "lead":
-            res = self.apply(base, {}, act, rng)
+            res = self.apply(_with_tiles_down(base, positions), {}, act, rng)
         elif kind == "place":
             res = self._judge_place(base, positions, act, state_in, owners)
         else:
@@ -573,7 +573,7 @@ class Magni(Game):
         answer = _answer(kind, list(res.verdicts), question=False)
         answer["numbers"] = dict(res.verdicts[0].numbers) if res.verdicts else {}
         answer["state"] = self.dump_state(res.state)
-        if kind == "lead" and res.state.first:
+        if kind == "lead" and res.state.first and res.legal:
             answer["first"] = res.state.first
         if kind == "place":
             sc = score(res.state.tiles(), owners)
@@ -585,6 +585,13 @@ class Magni(Game):
     ) -> Result:
         """A place action against the tiles already on the board (units given with "hex" or "at")."""
         others = {t: p for t, p in positions.items() if t != act.unit}
+        mine = positions.get(act.unit) if act.unit is not None else None
+        if mine is not None:
+            # the tile being placed, seen on a cell: there it is the placement; elsewhere it is already down
+            seen, _ = tiles_on_board(base, {act.unit: mine})  # type: ignore[dict-item]
+            target, _, _ = _target(base, act)
+            if seen and target not in seen:
+                others = dict(positions)
         tiles, problems = tiles_on_board(base, others)
         if problems:
             return Result(base, positions, tuple(problems))
@@ -611,6 +618,25 @@ class Magni(Game):
 
 
 # ---------------------------------------------------------------------------------------------- parsing
+
+
+def _with_tiles_down(base: MagniState, positions: Positions) -> MagniState:
+    """The scenario's state with the tiles on the board placed (the Lead units first): once any tile is down the
+    centre has been fought for."""
+    tiles, _ = tiles_on_board(base, positions)
+    if not tiles:
+        return base
+    order = sorted(tiles, key=lambda c: (c != CENTRE, c != ABOVE, c))
+    first = tiles[CENTRE].owner if CENTRE in tiles else None
+    return MagniState(
+        heroes=base.heroes,
+        owners=base.owners,
+        layout=base.layout,
+        placed=tuple((tiles[c].tag, c) for c in order),
+        first=first,
+        lead_tie=base.lead_tie,
+        snap_fraction=base.snap_fraction,
+    )
 
 
 def _answer(kind: str, verdicts: list[Verdict], question: bool) -> dict[str, Json]:
@@ -709,6 +735,11 @@ def _positions(units: list[Any], layout: Layout) -> dict[UnitId, Placement]:
         tag = entry["tag"]
         if "hex" in entry:
             cell = _hex(entry["hex"], f"unit {tag}'s \"hex\"")
+            if cell not in BOARD_CELLS:
+                raise ScenarioError(
+                    f"unit {tag}'s \"hex\" [{cell.q}, {cell.r}] is not on the 19-cell board; give a cell within 2 "
+                    "steps of the centre [0, 0], or leave \"hex\" out for a tile in hand."
+                )
             x, y = layout.to_table(cell)
         elif "at" in entry:
             x, y = _xy(entry["at"], f"unit {tag}'s \"at\"")
@@ -732,6 +763,14 @@ def _target(state: MagniState, action: Action) -> tuple[Hex | None, Placement | 
         except ScenarioError as err:
             raise ActionError(str(err)) from err
         cell, off = state.layout.from_table(x, y)
+        if cell not in BOARD_CELLS:
+            v = _verdict(
+                "place.cell",
+                Outcome.ILLEGAL,
+                f"The tile at ({x:.2f}, {y:.2f}) is not on the 19-cell board (it falls in cell [{cell.q}, {cell.r}]).",
+                tag,
+            )
+            return None, None, [v]
         if state.layout.astride(x, y, state.snap_fraction * state.layout.inradius_in):
             v = _verdict(
                 "tile.astride",

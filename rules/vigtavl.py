@@ -495,11 +495,16 @@ def _move(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vigt
     opts = options(state, p, budget, start)
     if to not in dests:
         reason = "it is out of reach"
+        terrain = "sea" if is_ship(p.kind) else "land"
+        ground = geography(state.cells).kind(to)
         if to in opts.cost:
-            terrain = "sea" if is_ship(p.kind) else "land"
             reason = may_end(state, p.owner, to, OCCUPANCY_WEIGHT[p.kind], terrain, [p.id]) or "a towing knight may not start a battle"
-        elif geography(state.cells).kind(to) == "mountain":
+        elif ground is None:
+            reason = f"hex {_name(to)} is off the map"
+        elif ground == "mountain":
             reason = "mountain hexes can not be occupied"
+        elif ground != terrain:
+            reason = f"hex {_name(to)} is {ground}, not {terrain}"
         raise Illegal("move.range", f"{p.kind} {p.id} (movement {movement(p)}, {budget} left) may not move to {_name(to)}: {reason}.",
                       {"movement": movement(p), "budget": budget, "cost": opts.cost.get(to)})
     cost = dests[to]

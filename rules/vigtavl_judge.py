@@ -39,7 +39,7 @@ from rules.vigtavl_units import (
     STATS_HEADER,
     canonical,
 )
-from rules.vigtavl_victory import end_awards, end_counts, leaders, standings
+from rules.vigtavl_victory import anytime_claims, end_awards, end_counts, leaders, standings
 
 if TYPE_CHECKING:
     from rules.vigtavl import Vigtavl
@@ -274,7 +274,10 @@ def _question(game: Vigtavl, state: VigtavlState, q: Mapping[str, Any]) -> tuple
         return [v], nums, {}
     if kind == "victory_tokens":
         final = bool(q.get("final", False))
-        s = end_awards(state) if final else state
+        s = state
+        for who in state.players:  # Citadel, Complex, Great Wall: claimed as soon as the position earns them
+            s = anytime_claims(s, who)
+        s = end_awards(s) if final else s
         table = standings(s)
         nums = {"tokens": table, "end_counts": end_counts(state)}
         extra = {"claims": [{"player": c.player, "kind": c.kind, "tokens": c.tokens, "note": c.note} for c in s.claims],
