@@ -160,3 +160,59 @@ def test_a_fault_on_one_frame_is_reported_and_the_next_frames_are_still_shown() 
     assert len(errors) == 1 and "ZeroDivisionError" in errors[0], statuses
     assert statuses[-1][0] == "ended"
     assert published[-1]["type"] == "status"  # the last frame went out before "ended", not after it
+
+
+def test_a_loop_made_but_never_started_holds_no_thread() -> None:
+    """`tablesight serve` makes a Runtime (and so a LiveLoop) only to check its paths, and never stops it: a
+    loop that was not started must not leave an encoder thread behind."""
+    before = {t.ident for t in threading.enumerate()}
+    loop = LiveLoop(lambda: _Frames(3), lambda: _FaultOnFrame(-1), name="never started")
+    try:
+        new = [t.name for t in threading.enumerate() if t.ident not in before]
+        assert new == []
+    finally:
+        loop.stop()
+
+
+class _SeekableFrames(_Frames):
+    def seek(self, index: int) -> None:
+        self.i = min(max(0, int(index)), self.n)
+
+
+def test_a_fault_while_seeking_does_not_end_the_loop() -> None:
+    """A seek plays the frames before its target silently; a fault of ours on one of them is skipped like a
+    fault on a shown frame, and the loop goes on to the target and beyond."""
+    loop = LiveLoop(lambda: _SeekableFrames(12), lambda: _FaultOnFrame(4), paced=False, at_end="pause", frames=12)
+    loop.pause()
+    loop.step()
+    loop.start()
+    try:
+        assert loop.wait_for_frame(10)
+        loop.seek(8)  # the warm-up plays frames 0-7: frame 4 faults
+        deadline = time.monotonic() + 10
+        while loop.status().frame_index != 8 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert loop.status().frame_index == 8, loop.status()
+        loop.play()
+        while loop.status().status != "ended" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert loop.status().status == "ended" and loop.status().frame_index == 11, loop.status()
+    finally:
+        loop.stop()
+
+
+def test_the_frame_a_recording_ends_on_has_its_picture_with_nobody_watching() -> None:
+    """A loop paused on its last frame shows it for good: a page opened later gets that frame's picture, not
+    one from up to a second before (with nobody watching, pictures are made once a second while playing)."""
+    loop = LiveLoop(lambda: _Frames(12), lambda: _FaultOnFrame(-1), paced=False, at_end="pause", frames=12)
+    loop.start()
+    try:
+        deadline = time.monotonic() + 10
+        while loop.status().status != "ended" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert loop.status().status == "ended" and loop.broadcast.watchers == 0
+        shown = loop.broadcast.latest_frame
+        assert shown is not None and shown.jpeg is not None
+        assert json.loads(shown.text)["frame_index"] == 11
+    finally:
+        loop.stop()

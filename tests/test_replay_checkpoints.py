@@ -3,16 +3,21 @@ started again: the bundled Valknut session, played straight through vs sought to
 
 from __future__ import annotations
 
+import gc
+import shutil
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import webui.timeline
 from webui.feeds import RecordingFeed
 from webui.live import LiveLoop
 from webui.paths import SAMPLE_SESSION_DIR
-from webui.runtime import load_setup_files, make_pipeline, with_session_plan
+from webui.runtime import Runtime, load_setup_files, make_pipeline, with_session_plan
+from webui.settings import Settings
 from webui.timeline import CHECKPOINT_EVERY, Timeline
 
 SESSION = Path(SAMPLE_SESSION_DIR)
@@ -81,3 +86,50 @@ def test_a_seek_carries_on_the_game_as_it_stood(setup: Any, timeline: Timeline, 
     assert _sought(setup, target, timeline) == straight
     # without checkpoints the game starts again a few frames before the target: a different game
     assert _sought(setup, target, None) != straight
+
+
+def test_a_replay_closed_while_it_seeks_stops_at_once(tmp_path: Path) -> None:
+    """The runtime closes a replay (the oldest, when a third is opened; all, when the server stops) holding its
+    replay lock; a seek under way on that replay's thread must not need that lock to find its checkpoint."""
+    shutil.copytree(SESSION, tmp_path / "sessions" / "valknut")
+    runtime = Runtime(Settings(sessions_dir=tmp_path / "sessions", setup_dir=tmp_path / "setup"))
+    try:
+        loop, _setup = runtime.replay("valknut")
+        assert loop.wait_for_frame(30)
+        with runtime._replay_lock:  # as Runtime.replay does while it closes the oldest replay
+            loop.seek(100)
+            time.sleep(0.5)  # the loop's thread is seeking now
+            t0 = time.monotonic()
+            loop.stop(timeout=10)
+            took = time.monotonic() - t0
+            thread = loop._thread
+            assert thread is not None and not thread.is_alive(), "the seeking loop waits for the runtime's lock"
+        assert took < 5
+    finally:
+        runtime.stop()
+
+
+def test_checkpoints_stay_within_their_budget(setup: Any, timeline: Timeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A timeline holds its checkpoints for as long as the replay is open: ~150 kB each (10 units) every 15
+    frames is 2.2 GB for a 2-hour recording at 30 fps. Past the budget they are thinned (kept half as often),
+    and a seek still resumes the game as it stood. Here: the 140-frame sample under a 120 kB budget."""
+    budget = 120_000
+    monkeypatch.setattr(webui.timeline, "CHECKPOINT_BUDGET_BYTES", budget, raising=False)
+    tracemalloc.start()
+    try:
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        tl = Timeline(SESSION, lambda: make_pipeline(setup)).start()
+        deadline = time.monotonic() + 180
+        while not tl.snapshot()["complete"]:
+            assert tl.snapshot()["error"] is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        tl.stop()
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held < budget + 150_000, held  # the events, times and thread of the timeline take ~80 kB
+    cp = tl.checkpoint_before(139)
+    assert cp is not None and 139 - cp.frame <= 4 * CHECKPOINT_EVERY
+    assert _sought(setup, 139, tl) == _straight(setup, 139)

@@ -340,3 +340,21 @@ def test_per_frame_work_is_a_fraction_of_a_full_scan(sequence: Sequence1080) -> 
           f"{np.median(scanned[1:]) / full_px:.3f} of a full scan; largest cell "
           f"{max(c.area for c in det.cells) / (w * h):.3f} of the frame, {len(det.cells)} cells")
     assert share < 0.4
+
+
+def test_after_a_change_of_frame_size_no_window_lies_where_the_old_frame_was(sequence: Sequence1080) -> None:
+    """Tags seen in a frame of another size say nothing of where tags are in this one: after the size changes
+    (a camera reopened at another resolution), every window scanned lies inside the new frame, and the work
+    counted (`scanned_px`) is the pixels really scanned."""
+    det = WindowedDetector(min_tag_px=sequence.min_tag_px, fine_every=FINE_EVERY)
+    for k in range(2):
+        det.detect(sequence.grays[k])
+    h, w = 701, 1001  # odd, and smaller: most of the tags seen so far lie outside it
+    for k in range(2, 6):
+        gray = sequence.grays[k][:h, :w].copy()
+        tags = det.detect(gray)
+        assert det.last_scan == ("full" if k == 2 else "windows")
+        for win in det.windows:
+            assert 0 <= win.x0 < win.x1 <= w and 0 <= win.y0 < win.y1 <= h, win
+        assert 0 < det.scanned_px <= (w // det.decimate) * (h // det.decimate)
+        assert {t.id for t in tags} <= {t.id for t in detect_tags(gray, decimate=det.decimate)}

@@ -301,6 +301,8 @@ class WindowedDetector:
         """Every tag in this frame (as `detect_tags` would give, within the rules above), sorted by id."""
         check_gray(gray)
         height, width = gray.shape
+        if self._size is not None and self._size != (width, height):
+            self.reset()  # where tags were in a frame of another size says nothing of where they are in this one
         if self._size != (width, height) or self.fine_every == 1:
             return self._full(gray)
         cell = self.cells[self._next_cell % len(self.cells)]

@@ -60,10 +60,12 @@ class FramePublisher:
         self._busy = False
         self._stop = False
         self._last_jpeg = -math.inf
+        self._bare: _Pending | None = None
+        """The newest published frame if it went out without its picture (nobody was watching), else None."""
         self.dropped = 0
         """Frames replaced by a newer one before they were encoded (their events were carried over)."""
         self._thread = threading.Thread(target=self._run, name=f"tablesight-{name}-encode", daemon=True)
-        self._thread.start()
+        """Started by the first `submit`: a publisher made but never used (a loop never started) holds no thread."""
 
     def submit(self, message: dict[str, Any], image: np.ndarray | None, started: float,
                picture: bool = False) -> None:
@@ -75,6 +77,24 @@ class FramePublisher:
                 self.dropped += 1
                 item.message = _carry_events(old.message, message)
             self._pending = item
+            if self._thread.ident is None and not self._stop:  # the first frame starts the thread
+                self._thread.start()
+            self._cond.notify_all()
+
+    def show_picture(self) -> None:
+        """The newest frame stays on show (paused, ended): publish it with its picture if it went out without one
+        (again, without the events and verdicts it already carried)."""
+        with self._cond:
+            if self._pending is not None:
+                self._pending.picture = True
+                return
+            bare, self._bare = self._bare, None
+            if bare is None or self._stop:
+                return
+            again = {**bare.message, "events": [], "verdicts": []}
+            self._pending = _Pending(again, bare.image, time.perf_counter(), picture=True)
+            if self._thread.ident is None:
+                self._thread.start()
             self._cond.notify_all()
 
     def flush(self, timeout: float = 5.0) -> bool:
@@ -93,7 +113,8 @@ class FramePublisher:
         with self._cond:
             self._stop = True
             self._cond.notify_all()
-        self._thread.join(timeout)
+        if self._thread.ident is not None:
+            self._thread.join(timeout)
 
     def _run(self) -> None:
         while True:
@@ -104,16 +125,19 @@ class FramePublisher:
                     return
                 item, self._pending = self._pending, None
                 self._busy = True
+            pictured = False
             try:
-                self._publish(item)
+                pictured = self._publish(item)
             except Exception:  # a fault of ours on one frame: logged; the next frames are still shown
                 log.exception("could not publish frame %s", item.message.get("frame_index"))
             finally:
                 with self._cond:
+                    self._bare = item if item.image is not None and not pictured else None
                     self._busy = False
                     self._cond.notify_all()
 
-    def _publish(self, item: _Pending) -> None:
+    def _publish(self, item: _Pending) -> bool:
+        """Publish one frame; True if it went out with its picture."""
         jpeg: bytes | None = None
         now = time.monotonic()
         wanted = item.picture or self.broadcast.watchers > 0 or now - self._last_jpeg >= IDLE_JPEG_INTERVAL_S
@@ -125,6 +149,7 @@ class FramePublisher:
         text = json.dumps(item.message, separators=(",", ":"))
         self.broadcast.publish("frame", text, jpeg)
         self._on_published((time.perf_counter() - item.started) * 1000.0)
+        return jpeg is not None
 
 
 def _carry_events(older: dict[str, Any], newer: dict[str, Any]) -> dict[str, Any]:

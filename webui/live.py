@@ -358,6 +358,8 @@ class LiveLoop:
         changed = (status, message) != (self._status, self._message)
         self._status, self._message = status, message
         if changed:
+            if status in ("paused", "ended"):
+                self._encoder.show_picture()  # the frame now shown for good gets its picture, watched or not
             self._encoder.flush()  # a frame still being encoded goes out first: a status never jumps ahead of it
             self.broadcast.publish("status", json.dumps({"type": "status", **self.status().to_json()}))
 
@@ -527,7 +529,15 @@ class LiveLoop:
             frame = feed.read()
             if frame is None:
                 break
-            result = self._pipeline.process(frame)
+            try:
+                result = self._pipeline.process(frame)
+            except Exception as err:  # noqa: BLE001 - a frame on the way that fails is skipped, as a shown one is
+                fault = f"{type(err).__name__}: {err}"
+                if fault != self._last_fault:
+                    log.warning("live loop %s: frame %s failed while seeking to %d", self.name,
+                                getattr(frame, "index", "?"), target, exc_info=not isinstance(err, InputError))
+                    self._last_fault = fault
+                continue
             self._note_events(result)
 
     def _note_events(self, result: Any) -> list[dict[str, Any]]:

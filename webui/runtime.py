@@ -21,7 +21,7 @@ from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
 from vision.session_dir import is_session_dir, open_session
 from vision.sources import CameraSource, VideoSource
-from webui.feeds import RecordingFeed, StreamFeed
+from webui.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
 from webui.live import DetectOnly, Feed, LiveLoop, PipelineLike
 from webui.live_recording import LiveRecording
 from webui.paths import SAMPLE_SESSION_DIR, confined_session
@@ -199,7 +199,7 @@ class Runtime:
         s = self.settings
         if s.source_kind == "camera":
             device: int | str = int(s.source) if s.source and s.source.isdigit() else (s.source or "0")
-            return StreamFeed(CameraSource(device, skip_bad_frames=True))
+            return NewestFrameFeed(CameraSource(device, skip_bad_frames=True))  # never a stale queued frame
         assert self.live_source is not None
         if s.source_kind == "video":
             return StreamFeed(VideoSource(self.live_source, skip_bad_frames=True))
@@ -262,6 +262,9 @@ class Runtime:
             frames = len(feed)
             feed.close()
             setup = self._session_setup(path)
+            # the loop's thread asks the timeline itself, never through this lock: the lock is held while an old
+            # replay is stopped, which waits for that replay's thread (maybe mid-seek, asking for a checkpoint)
+            timeline = Timeline(path, lambda: make_pipeline(setup))
             loop = LiveLoop(
                 lambda: RecordingFeed.open(path),
                 lambda: make_pipeline(setup),
@@ -271,23 +274,18 @@ class Runtime:
                 jpeg_quality=self.settings.jpeg_quality,
                 name=f"replay {name}",
                 frames=frames,
-                checkpoint_before=lambda frame: self._checkpoint_before(name, frame),
+                checkpoint_before=timeline.checkpoint_before,
             )
             loop.pause()
             loop.step()
             loop.start()
             self._replays[name] = (loop, setup)
-            self._timelines[name] = Timeline(path, lambda: make_pipeline(setup)).start()
+            self._timelines[name] = timeline.start()
             while len(self._replays) > MAX_OPEN_REPLAYS:
                 old_name, (old, _s) = self._replays.popitem(last=False)
                 old.stop()
                 self._timelines.pop(old_name).stop()
             return loop, setup
-
-    def _checkpoint_before(self, name: str, frame: int) -> Any | None:
-        with self._replay_lock:
-            timeline = self._timelines.get(name)
-        return timeline.checkpoint_before(frame) if timeline is not None else None
 
     def timeline(self, name: str) -> Timeline:
         """The event timeline of an open replay (see `replay`)."""
