@@ -1,12 +1,16 @@
 """Frame feeds for the live loop: `read()` one `Frame` at a time; recordings can also `seek` and know their length.
 
 A recorded session or a folder of frames is read frame by frame from its files, so the replay page can
-jump anywhere. A camera or a video file is read through `vision.sources` as it comes.
+jump anywhere. A video file is read through `vision.sources` frame by frame; a camera through
+`NewestFrameFeed`, which keeps reading on its own thread so the loop always gets the newest frame.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,4 +84,74 @@ class StreamFeed:
         return next(self._frames, None)
 
     def close(self) -> None:
+        self.source.close()
+
+
+class NewestFrameFeed:
+    """A camera read on a thread of its own: `read` returns the newest frame, never a stale queued one.
+
+    A webcam delivers frames at its own rate and the driver queues a few; a pipeline slower than the camera
+    (1080p on a laptop) would otherwise be handed ever older frames, up to the queue's length behind. Here
+    the frames the loop was too slow for are skipped; those it gets are numbered 0, 1, 2, ... in the order
+    it gets them (`t` stays the camera's time), so the tracker and a recording see a gapless sequence.
+    A camera error is raised by the next `read`, as the camera's own read would have raised it.
+    """
+
+    def __init__(self, source: FrameSource) -> None:
+        self.source = source
+        self._cond = threading.Condition()
+        self._newest: Frame | None = None
+        self._error: BaseException | None = None
+        self._ended = False
+        self._closed = False
+        self._given = 0
+        self.skipped = 0
+        """Frames the camera delivered that the loop was too slow to take."""
+        self._thread = threading.Thread(target=self._grab, name=f"grab {source.description}", daemon=True)
+        self._thread.start()
+
+    def _grab(self) -> None:
+        try:
+            for frame in self.source:
+                with self._cond:
+                    if self._closed:
+                        return
+                    if self._newest is not None:
+                        self.skipped += 1
+                    self._newest = frame
+                    self._cond.notify_all()
+        except Exception as err:  # noqa: BLE001 - handed to the reader, who reports it
+            with self._cond:
+                self._error = err
+                self._cond.notify_all()
+        finally:
+            with self._cond:
+                self._ended = True
+                self._cond.notify_all()
+
+    def read(self, timeout: float = 30.0) -> Frame | None:
+        """The newest frame not read yet, waiting for one; None when the source ended; raises its error."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while self._newest is None and self._error is None and not self._ended:
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"{self.source.description} gave no frame for {timeout:g} s.")
+                self._cond.wait(left)
+            if self._newest is None:
+                if self._error is not None:
+                    err, self._error = self._error, None
+                    raise err
+                return None
+            frame, self._newest = self._newest, None
+            index, self._given = self._given, self._given + 1
+        return dataclasses.replace(frame, index=index)
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop reading: the grabbing thread stops after the frame it is reading (the camera is not released
+        under a read in progress unless it hangs for `timeout` s), then the camera is closed."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout)
         self.source.close()
