@@ -133,3 +133,26 @@ def test_checkpoints_stay_within_their_budget(setup: Any, timeline: Timeline, mo
     cp = tl.checkpoint_before(139)
     assert cp is not None and 139 - cp.frame <= 4 * CHECKPOINT_EVERY
     assert _sought(setup, 139, tl) == _straight(setup, 139)
+
+
+class _FaultAfter:
+    """A pipeline with a fault of ours (not an input error) on frame `bad`."""
+
+    def __init__(self, bad: int) -> None:
+        self.bad = bad
+
+    def process(self, frame: Any) -> Any:
+        if frame.index == self.bad:
+            raise KeyError("oops")
+        return None
+
+
+def test_a_fault_in_the_timeline_scan_says_it_is_incomplete() -> None:
+    tl = Timeline(SESSION, lambda: _FaultAfter(5)).start()
+    deadline = time.monotonic() + 30
+    while not tl._done:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    snap = tl.snapshot()
+    assert not snap["complete"] and snap["scanned"] == 5
+    assert "frame 5" in snap["error"] and "KeyError" in snap["error"]

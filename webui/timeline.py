@@ -82,6 +82,10 @@ class Timeline:
                     self._scanned += 1
         except InputError as err:
             self._error = str(err)
+        except Exception as err:  # noqa: BLE001 - a fault of ours: the timeline says it is incomplete, and why
+            log.exception("timeline scan of %s failed", self.path)
+            self._error = (f"The timeline stopped at frame {self._scanned} on an internal fault "
+                           f"({type(err).__name__}: {err}); the events after it are not marked. See the server log.")
         finally:
             self._done = True
 
