@@ -255,6 +255,17 @@ class Game(ABC):
         down there is no news (a hex game's tile placed by a declared action, then seen by the camera)."""
         return False
 
+    def camera_action(self, state: Any, unit: UnitId, seen: str, at: tuple[Inches, Inches],
+                      came_from: tuple[Inches, Inches] | None = None) -> Action | None:
+        """What a hex game's piece seen by the camera stands for: `seen` is "placed" (first seen, or put down
+        where it was not) or "move" (from `came_from` to `at`), table inches. None: nothing to rule.
+
+        Default (tiles placed once, as in Rise of the Magni): a "place" at the table point, unless the state
+        already has the piece there. Games whose pieces move override this."""
+        if self.stands_at(state, unit, at[0], at[1]):
+            return None
+        return Action("place", unit, {"at": [float(at[0]), float(at[1])]})
+
 
 _REGISTRY: dict[str, type[Game]] = {}
 G = TypeVar("G", bound=type[Game])

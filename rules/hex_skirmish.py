@@ -297,6 +297,18 @@ class HexSkirmish(Game):
         state = self.new_state(setup)
         return state, _positions(units, state.layout)
 
+    def camera_action(self, state: SkirmishState, unit: UnitId, seen: str, at: tuple[float, float],
+                      came_from: tuple[float, float] | None = None) -> Action | None:
+        """A figure the camera saw moved to another cell is a move there (with every movement rule: Move points,
+        water, climbing, falls, engagement); a figure first seen, or nudged within its cell, is no news."""
+        if seen != "move" or came_from is None or state.figure(unit) is None:
+            return None
+        here = state.layout.from_table(float(came_from[0]), float(came_from[1]))[0]
+        there = state.layout.from_table(float(at[0]), float(at[1]))[0]
+        if here == there:
+            return None
+        return Action("move", unit, {"at": [float(at[0]), float(at[1])]})
+
     def dump_state(self, state: SkirmishState) -> dict[str, Json]:
         return {
             "cards": [c.to_json() for c in state.cards],

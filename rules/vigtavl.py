@@ -1232,6 +1232,24 @@ class Vigtavl(Game):
         verdicts += more
         return Result(new, positions_of(new), tuple(verdicts), self.overlays(new, positions_of(new), action.unit))
 
+    def camera_action(self, state: VigtavlState, unit: UnitId, seen: str, at: tuple[float, float],
+                      came_from: tuple[float, float] | None = None) -> Action | None:
+        """A piece the camera saw put down or moved: in the placement phase an unplaced ship put on the sea is
+        placed there; later a piece now on another hex than the state has it moved there (with the move rules:
+        its type's reach, terrain, occupancy). A piece already where the state has it, one aboard a freighter,
+        or one not in play is no news."""
+        p = state.piece(int(unit))
+        if p is None or p.sunk_by is not None or p.aboard is not None:
+            return None
+        cell = state.layout.from_table(float(at[0]), float(at[1]))[0]
+        if state.phase == "placement":
+            if is_ship(p.kind) and p.hex is None:
+                return Action("place", p.id, {"hex": [cell.q, cell.r]})
+            return None
+        if p.hex is None or p.hex == cell:
+            return None
+        return Action("move", p.id, {"to": [cell.q, cell.r]})
+
     def legal_actions(self, state: VigtavlState, positions: Positions) -> list[Action]:
         from rules.vigtavl_actions import candidates
 

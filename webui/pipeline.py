@@ -221,9 +221,8 @@ class Pipeline:
             return Action("deploy", tag, {"to": list(event["at_in"])})
         if self.game.board == "hex" and kind in ("placed", "move"):
             x, y = event["to_in"] if kind == "move" else event["at_in"]
-            if self.game.stands_at(self.state, tag, float(x), float(y)):
-                return None  # placed already (by a declared action): seeing it there is no news
-            return Action("place", tag, {"at": [x, y]})
+            came_from = (float(event["from_in"][0]), float(event["from_in"][1])) if kind == "move" else None
+            return self.game.camera_action(self.state, tag, str(kind), (float(x), float(y)), came_from)
         if kind == "move":
             params = {"to": list(event["to_in"]), "length_in": event["length_in"], "pm_in": event["pm_in"]}
             now = self._placements().get(tag)
