@@ -252,6 +252,27 @@ class Pipeline:
             return []
         return self._apply(action, before)
 
+    def _next_to_rule(self, pending: Sequence[Mapping[str, Any]], before: Mapping[UnitId, Placement]) -> int:
+        """Which of a frame's events to rule first. The camera reports in one frame what the players did within
+        a moment (two tiles put down in turn, found together): the first event that is legal now is ruled
+        first, so their order of play is kept; if none is, they go in the tracker's order (by tag)."""
+        if len(pending) < 2 or self.game is None or self.state is None:
+            return 0
+        for k, event in enumerate(pending):
+            if self._legal_now(event, before):
+                return k
+        return 0
+
+    def _legal_now(self, event: Mapping[str, Any], before: Mapping[UnitId, Placement]) -> bool:
+        """Whether ruling `event` now would draw no illegal verdict: a dry run (state and dice left as they were)."""
+        state, dice = self.state, self.rng.getstate()
+        try:
+            ruled = self._rule(event, dict(before))
+        finally:
+            self.state = state
+            self.rng.setstate(dice)
+        return not any(v.get("outcome") == Outcome.ILLEGAL.value for v in ruled)
+
     def _apply(self, action: Action, before: dict[UnitId, Placement]) -> list[dict[str, Any]]:
         if self.game is None or self.state is None:
             return []
@@ -289,7 +310,9 @@ class Pipeline:
         events = knocked + [e.to_json() for e in tracked]
         t3 = time.perf_counter()
         verdicts: list[dict[str, Any]] = []
-        for event in events:
+        pending = list(events)
+        while pending:
+            event = pending.pop(self._next_to_rule(pending, before))
             for v in self._rule(event, dict(before)):
                 verdicts.append({**v, "frame": int(frame.index), "event": event.get("type")})
             before = self._placements()

@@ -31,7 +31,10 @@ from webui.timeline import Timeline
 
 LIVE_FINE_SCAN_EVERY = 15
 """Frames in which the server's full-resolution sweep covers the whole frame, one cell a frame, while tags are
-looked for around where they were (vision/windowed.py); `tablesight replay` scans every frame whole."""
+looked for around where they were (vision/windowed.py): a camera or a video, which must keep up."""
+RECORDING_FINE_SCAN_EVERY = 1
+"""A recorded session (the sample, --replay, the replay page) scans every frame whole, as `tablesight replay`
+does: it is ruled exactly as the command rules it (a tile found a few frames late could be ruled out of turn)."""
 
 MAX_OPEN_REPLAYS = 2
 """Recorded sessions kept open at once on the replay page (the oldest is closed first)."""
@@ -87,8 +90,9 @@ def load_setup_files(
     return TableSetup(calibration=cal, roster=ros, terrain=ter, game=name)
 
 
-def make_pipeline(setup: TableSetup) -> PipelineLike:
-    """The full pipeline for a calibrated table; without a calibration, tags are only found (for the wizard)."""
+def make_pipeline(setup: TableSetup, fine_every: int = LIVE_FINE_SCAN_EVERY) -> PipelineLike:
+    """The full pipeline for a calibrated table; without a calibration, tags are only found (for the wizard).
+    fine_every: LIVE_FINE_SCAN_EVERY for a camera or video, RECORDING_FINE_SCAN_EVERY for a recording."""
     with setup.lock:
         cal, roster, terrain, game = setup.calibration, setup.roster, setup.terrain, setup.game
     if cal is None:
@@ -98,7 +102,7 @@ def make_pipeline(setup: TableSetup) -> PipelineLike:
     with setup.lock:
         game_setup, declarations = setup.game_setup, setup.declarations
     return Pipeline(cal, roster, terrain, find_game(game) if game else None, game_setup,
-                    declarations=declarations, fine_every=LIVE_FINE_SCAN_EVERY)
+                    declarations=declarations, fine_every=fine_every)
 
 
 class Runtime:
@@ -113,7 +117,9 @@ class Runtime:
         self.recording: LiveRecording | None = None
         """Records a camera or a video into the sessions folder as it plays (not with --no-record)."""
         open_feed: Callable[[], Feed] = self._open_live_feed
-        new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup)  # noqa: E731
+        recorded = settings.source_kind in ("sample", "replay")
+        scan = RECORDING_FINE_SCAN_EVERY if recorded else LIVE_FINE_SCAN_EVERY
+        new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup, scan)  # noqa: E731
         if settings.record and settings.source_kind in ("camera", "video"):
             self.recording = LiveRecording(self.sessions_dir, self.setup, make_pipeline)
             open_feed, new_pipeline = self.recording.feed(open_feed), self.recording.make_pipeline
@@ -264,10 +270,10 @@ class Runtime:
             setup = self._session_setup(path)
             # the loop's thread asks the timeline itself, never through this lock: the lock is held while an old
             # replay is stopped, which waits for that replay's thread (maybe mid-seek, asking for a checkpoint)
-            timeline = Timeline(path, lambda: make_pipeline(setup))
+            timeline = Timeline(path, lambda: make_pipeline(setup, RECORDING_FINE_SCAN_EVERY))
             loop = LiveLoop(
                 lambda: RecordingFeed.open(path),
-                lambda: make_pipeline(setup),
+                lambda: make_pipeline(setup, RECORDING_FINE_SCAN_EVERY),
                 roster=lambda: setup.roster,
                 paced=True,
                 at_end="pause",
