@@ -49,3 +49,16 @@ def test_two_tiles_found_together_are_ruled_in_turn_order() -> None:
         ruled += pipe._rule(pending.pop(pipe._next_to_rule(pending, before)), dict(before))
     assert [v["outcome"] for v in ruled if v["rule"].startswith("magni.place")] == ["legal", "legal"], ruled
     assert len(pipe.state.placed) == len(state.placed) + 2
+
+
+def test_recordings_are_scanned_whole_and_cameras_swept(tmp_path: Path) -> None:
+    from webui.runtime import LIVE_FINE_SCAN_EVERY, Runtime
+    from webui.settings import Settings
+
+    base = Settings(sessions_dir=tmp_path / "sessions", setup_dir=tmp_path / "setup")
+    for settings, every in ((base, RECORDING_FINE_SCAN_EVERY),
+                            (base.model_copy(update={"scan": "sweep"}), LIVE_FINE_SCAN_EVERY)):
+        runtime = Runtime(settings)
+        pipe: Any = runtime.live._make_pipeline()
+        assert pipe.detector.fine_every == every
+        runtime.stop()

@@ -117,7 +117,7 @@ class Runtime:
         self.recording: LiveRecording | None = None
         """Records a camera or a video into the sessions folder as it plays (not with --no-record)."""
         open_feed: Callable[[], Feed] = self._open_live_feed
-        recorded = settings.source_kind in ("sample", "replay")
+        recorded = settings.source_kind in ("sample", "replay") and settings.scan == "auto"
         scan = RECORDING_FINE_SCAN_EVERY if recorded else LIVE_FINE_SCAN_EVERY
         new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup, scan)  # noqa: E731
         if settings.record and settings.source_kind in ("camera", "video"):

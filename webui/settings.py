@@ -41,6 +41,9 @@ class Settings(BaseModel):
     record: record a camera or a video as it plays into a new folder of `sessions_dir` (frames, setup files,
     declarations, session.sqlite of events and verdicts); a replay or the sample is never recorded.
     max_upload_bytes / max_json_bytes: size limits of an uploaded image and of a posted JSON body.
+    scan: how the live loop looks for tags: "auto" (a camera or video is swept, webui.runtime's
+    LIVE_FINE_SCAN_EVERY; a recording is scanned whole each frame, as `tablesight replay` does) or "sweep"
+    (a recording too is swept, as a camera would be: what `tablesight bench --web` measures).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -62,6 +65,7 @@ class Settings(BaseModel):
     jpeg_quality: Annotated[int, Field(ge=10, le=100)] = 80
     loop_sample: bool = True
     record: bool = True
+    scan: Literal["auto", "sweep"] = "auto"
 
     @property
     def needs_token(self) -> bool:
