@@ -72,6 +72,17 @@ def _unit_centre_css(page: Any, canvas: str, tag: int) -> tuple[float, float]:
     ))
 
 
+def _target_21_range(page: Any) -> str:
+    """Click unit 21 as the selected unit's target; the answer's text, checked to give 13's range to it."""
+    x, y = _unit_centre_css(page, "camera", 21)
+    page.mouse.click(x, y)
+    page.wait_for_selector("#answer-table", timeout=10000)
+    text = str(page.text_content("#answer-table"))
+    expected = math.dist((6.0, 15.0), (22.0, 12.0)) - 32 / 25.4  # two 32 mm bases, edge to edge
+    assert f"{expected:.1f}" in text or f"{expected:.2f}"[:-1] in text, text
+    return text
+
+
 def test_live_page_draws_overlays_on_camera_and_board(server: tuple[str, Any], page: Any) -> None:
     url, _app = server
     page.goto(url + "/")
@@ -110,12 +121,7 @@ def test_selecting_a_unit_shows_its_rings_and_a_target_gives_range(server: tuple
         f"window.tablesight.msg.image_shapes.filter((s) => s.u === 13).length > {before}", timeout=10000
     )
     assert "Selected" in page.text_content("#selected-text")
-    x, y = _unit_centre_css(page, "camera", 21)
-    page.mouse.click(x, y)
-    page.wait_for_selector("#answer-table", timeout=10000)
-    text = page.text_content("#answer-table")
-    expected = math.dist((6.0, 15.0), (22.0, 12.0)) - 32 / 25.4
-    assert f'{expected:.1f}' in text or f'{expected:.2f}'[:-1] in text, text
+    text = _target_21_range(page)
     assert "blocked" in text or "partial" in text
     page.screenshot(path=str(SHOTS / "tablesight-browser-select.png"))
 
@@ -147,12 +153,7 @@ def test_replay_page_answers_a_target_click_and_an_event_click_seeks(server: tup
     x, y = _unit_centre_css(page, "camera", 13)
     page.mouse.click(x, y)
     page.wait_for_function("window.tablesight.msg && window.tablesight.msg.selected === 13", timeout=15000)
-    x, y = _unit_centre_css(page, "camera", 21)
-    page.mouse.click(x, y)
-    page.wait_for_selector("#answer-table", timeout=10000)
-    text = page.text_content("#answer-table")
-    expected = math.dist((6.0, 15.0), (22.0, 12.0)) - 32 / 25.4
-    assert f"{expected:.1f}" in text or f"{expected:.2f}"[:-1] in text, text
+    _target_21_range(page)
     # play to the end, so unit 12's move is in the log; a click on it goes back to its frame
     page.wait_for_function("document.getElementById('play').textContent === 'Play'", timeout=10000)
     page.click("#play")
