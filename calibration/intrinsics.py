@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
+from calibration.decode import ImageTooLarge, imdecode, too_large_sentence
 from calibration.errors import CalibrationError
 
 MIN_VIEWS = 3
@@ -66,8 +67,10 @@ def read_gray(path: str | Path) -> np.ndarray:
     p = Path(path)
     if not p.is_file():
         raise CalibrationError(f"Image {p} {'is a folder' if p.is_dir() else 'does not exist'}; check the path.")
-    data = np.fromfile(str(p), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
+    try:
+        image = imdecode(np.fromfile(str(p), dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
+    except ImageTooLarge:
+        raise CalibrationError(too_large_sentence(p)) from None
     if image is None:
         raise CalibrationError(f"{p} is not an image OpenCV can read; give a JPEG or PNG photo.")
     return np.asarray(image)

@@ -300,8 +300,11 @@ class HexSkirmish(Game):
     def camera_action(self, state: SkirmishState, unit: UnitId, seen: str, at: tuple[float, float],
                       came_from: tuple[float, float] | None = None) -> Action | None:
         """A figure the camera saw moved to another cell is a move there (with every movement rule: Move points,
-        water, climbing, falls, engagement); a figure first seen, or nudged within its cell, is no news."""
+        water, climbing, falls, engagement); a figure first seen, or nudged within its cell, is no news, and so
+        is a position that is not a number (NaN, infinite)."""
         if seen != "move" or came_from is None or state.figure(unit) is None:
+            return None
+        if not all(math.isfinite(v) for v in (*at, *came_from)):
             return None
         here = state.layout.from_table(float(came_from[0]), float(came_from[1]))[0]
         there = state.layout.from_table(float(at[0]), float(at[1]))[0]

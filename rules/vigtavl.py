@@ -56,6 +56,7 @@ Named options where the seed is silent or contradicts itself (ours, not the auth
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -1237,9 +1238,11 @@ class Vigtavl(Game):
         """A piece the camera saw put down or moved: in the placement phase an unplaced ship put on the sea is
         placed there; later a piece now on another hex than the state has it moved there (with the move rules:
         its type's reach, terrain, occupancy). A piece already where the state has it, one aboard a freighter,
-        or one not in play is no news."""
+        or one not in play is no news, and so is a position that is not a number (NaN, infinite)."""
         p = state.piece(int(unit))
         if p is None or p.sunk_by is not None or p.aboard is not None:
+            return None
+        if not (math.isfinite(at[0]) and math.isfinite(at[1])):
             return None
         cell = state.layout.from_table(float(at[0]), float(at[1]))[0]
         if state.phase == "placement":

@@ -11,8 +11,10 @@ import copy
 import json
 import re
 import socket
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,12 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     (d / "folder").mkdir()
     cv2.imwrite(str(d / "blank.png"), np.full((SIZE[1], SIZE[0], 3), 128, np.uint8))
     cv2.imwrite(str(d / "grey16.png"), (gray_frame(r.image).astype(np.uint16) * 257))
+    cv2.imwrite(str(d / "grey.png"), gray_frame(r.image))
+    cv2.imwrite(str(d / "rgba.png"), cv2.cvtColor(r.image, cv2.COLOR_BGR2BGRA))
+    cv2.imwrite(str(d / "dot.png"), np.zeros((1, 1), np.uint8))
+    (d / "huge.png").write_bytes(_png_header_only(100_000, 100_000))  # 10^10 px claimed, 68 bytes sent
+    sof = jpeg.tobytes().find(b"\xff\xc0")
+    (d / "huge.jpg").write_bytes(jpeg.tobytes()[: sof + 5] + struct.pack(">HH", 65000, 65000) + jpeg.tobytes()[sof + 9 :])
     layout = default_layout(*BOARD)
     tags = detect_tags(gray_frame(r.image))
     cal = calibrate_table(collect_anchors(((t.id, t.corners_px) for t in tags), layout), layout, SIZE, r.camera)
@@ -100,9 +108,23 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     frames = d / "frames"
     frames.mkdir()
     cv2.imwrite(str(frames / "frame_000000.png"), r.image)
+    huge_frames = d / "huge_frames"
+    huge_frames.mkdir()
+    (huge_frames / "frame_000000.png").write_bytes((d / "huge.png").read_bytes())
+    cv2.imwrite(str(huge_frames / "frame_000001.png"), r.image)
     out = {p.name: str(p) for p in d.iterdir()}
     out["dir"] = str(d)
     return out
+
+
+def _png_header_only(width: int, height: int) -> bytes:
+    """A PNG whose header claims width x height grey pixels, with almost no image data behind it."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 10)) + chunk(b"IEND", b"")
 
 
 def _fill(argv: list[str], files: dict[str, str]) -> list[str]:
@@ -133,6 +155,24 @@ ROWS: list[tuple[str, list[str], int, str]] = [
     ("--tag-height nan", ["detect", "{table.png}", "--calibration", "{cal.json}", "--tag-height", "nan"], 2, "--tag-height"),
     ("--tag-height word", ["detect", "{table.png}", "--calibration", "{cal.json}", "--tag-height", "x"], 2, "--tag-height"),
     ("--min-tag 0", ["detect", "{table.png}", "--calibration", "{cal.json}", "--min-tag", "0"], 2, "--min-tag"),
+    ("huge png header", ["detect", "{huge.png}", "--calibration", "{cal.json}"], 2, "too large"),
+    # detect without a calibration: pixels only, the same checks of the image and the flags
+    ("pixels: grey png", ["detect", "{grey.png}", "--json"], 0, ""),
+    ("pixels: 16-bit grey png", ["detect", "{grey16.png}", "--json"], 0, ""),
+    ("pixels: RGBA png", ["detect", "{rgba.png}", "--json"], 0, ""),
+    ("pixels: no tags at all", ["detect", "{blank.png}", "--json"], 0, ""),
+    ("pixels: 1x1 png", ["detect", "{dot.png}", "--json"], 2, "too small"),
+    ("pixels: huge png header", ["detect", "{huge.png}", "--json"], 2, "too large"),
+    ("pixels: huge jpeg header", ["detect", "{huge.jpg}", "--json"], 2, "too large"),
+    ("pixels: truncated jpeg", ["detect", "{truncated.jpg}", "--json"], 2, "not an image"),
+    ("pixels: folder", ["detect", "{folder}", "--json"], 2, "is a folder"),
+    ("pixels: 0-byte png", ["detect", "{empty.png}", "--json"], 2, "not an image"),
+    ("pixels: missing image", ["detect", "{dir}/nope.png", "--json"], 2, "does not exist"),
+    # --tag-height is refused when it is not a height even where only pixels are given: the same command
+    # with a calibration added must not start failing
+    ("pixels: --tag-height nan", ["detect", "{table.png}", "--json", "--tag-height", "nan"], 2, "--tag-height"),
+    ("pixels: --tag-height inf", ["detect", "{table.png}", "--json", "--tag-height", "inf"], 2, "--tag-height"),
+    ("pixels: --min-tag -1", ["detect", "{table.png}", "--json", "--min-tag=-1"], 2, "--min-tag"),
     # detect: the calibration file
     ("calibration missing", ["detect", "{table.png}", "--calibration", "{dir}/no.json"], 2, "does not exist"),
     ("calibration a folder", ["detect", "{table.png}", "--calibration", "{folder}"], 2, "cannot be read"),
@@ -168,7 +208,10 @@ ROWS: list[tuple[str, list[str], int, str]] = [
     ("--dictionary unknown", ["calibrate-camera", "{blank.png}", "--charuco", "5x7", "--square", "1", "--marker", "0.5", "--dictionary", "DICT_NOPE", "-o", "{dir}/k.json"], 2, "DICT_NOPE"),
     ("calibration photo a pdf", ["calibrate-camera", "{doc.pdf}", "--chessboard", "9x6", "--square", "1", "-o", "{dir}/k.json"], 2, "not an image"),
     ("no chessboard in view", ["calibrate-camera", "{blank.png}", "--chessboard", "9x6", "--square", "1", "-o", "{dir}/k.json"], 2, "No 9x6 chessboard"),
+    ("calibration photo huge header", ["calibrate-camera", "{huge.png}", "--chessboard", "9x6", "--square", "1", "-o", "{dir}/k.json"], 2, "too large"),
     ("calibration photo a folder", ["calibrate-camera", "{folder}", "--chessboard", "9x6", "--square", "1", "-o", "{dir}/k.json"], 2, "is a folder"),
+    # replay: a frame file whose header claims too many pixels
+    ("replay frame of huge header", ["replay", "{huge_frames}", "--calibration", "{cal.json}", "--json"], 2, "too large"),
     # tags and mat
     ("tags --size nan", ["tags", "--ids", "10-12", "--size", "nan", "-o", "{dir}/t.pdf"], 2, "--size"),
     ("tags --ids 29-10", ["tags", "--ids", "29-10", "-o", "{dir}/t.pdf"], 2, "29-10"),

@@ -5,7 +5,10 @@ which Vigtavl's pieces and Hex Skirmish's figures cannot take."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
+
+import pytest
 
 from rules.engine import Action, Outcome, Placement, find_game
 from rules.hexgrid import Hex
@@ -85,3 +88,40 @@ def test_magni_keeps_placing_a_tile_where_it_is_put_down() -> None:
     game = find_game("magni")
     state, _positions = game.example(random.Random(0))
     assert game.camera_action(state, 10, "placed", (3.0, 4.0)) == Action("place", 10, {"at": [3.0, 4.0]})
+
+
+NAN, INF = float("nan"), float("inf")
+ODD_POINTS = [(NAN, 5.0), (5.0, NAN), (NAN, NAN), (INF, 5.0), (5.0, -INF), (INF, INF), (1e9, 1e9), (-1e9, 5.0), (1e300, -1e300)]
+
+
+def _ruled_or_none(game: Any, state: Any, positions: Any, unit: int, seen: str, at: Any, came_from: Any) -> None:
+    """camera_action runs inside the live loop: it must not raise, and whatever it returns the game rules."""
+    action = game.camera_action(state, unit, seen, at, came_from)
+    if action is not None:
+        result = game.apply(state, positions, action, random.Random(0))
+        assert result.verdicts and all(v.outcome is not Outcome.LEGAL for v in result.verdicts), (at, result.verdicts)
+
+
+@pytest.mark.parametrize("at", ODD_POINTS, ids=str)
+@pytest.mark.parametrize(("name", "want", "seen"), [("vigtavl", "place", "placed"), ("vigtavl", "move", "move"),
+                                                    ("hex_skirmish", "move", "move")])
+def test_a_position_off_the_board_or_not_finite_is_none_or_ruled(name: str, want: str, seen: str,
+                                                                  at: tuple[float, float]) -> None:
+    game, state, positions, offered = _play_until(name, want, on_board=name == "vigtavl" and want == "move")
+    here = (positions[offered.unit].x, positions[offered.unit].y) if offered.unit in positions else (5.0, 5.0)
+    _ruled_or_none(game, state, positions, offered.unit, seen, at, here)  # seen moved to an odd point
+    _ruled_or_none(game, state, positions, offered.unit, seen, here, at)  # or from one
+    _ruled_or_none(game, state, positions, offered.unit, seen, at, None)  # or first seen there
+    for not_a_piece in (9999, 3, -1):  # a tag the game has no piece for
+        assert game.camera_action(state, not_a_piece, seen, at, here) is None
+        assert game.camera_action(state, not_a_piece, seen, here, None) is None
+
+
+def test_vigtavl_a_sunk_piece_or_one_aboard_moved_on_camera_is_no_news() -> None:
+    game, state, positions, offered = _play_until("vigtavl", "move", on_board=True)
+    piece = state.piece(offered.unit)
+    there = _centre(state, offered.params["to"])
+    here = _centre(state, (piece.hex.q, piece.hex.r))
+    for changed in (replace(piece, sunk_by="red"), replace(piece, aboard=9999, hex=None)):
+        other = replace(state, pieces=tuple(changed if p.id == piece.id else p for p in state.pieces))
+        assert game.camera_action(other, offered.unit, "move", there, here) is None

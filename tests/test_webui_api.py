@@ -293,3 +293,77 @@ def test_valyr_army_appraisal_is_reported_by_the_game(client: TestClient) -> Non
     raw["appraisal_limit"] = 1
     r = client.post("/api/roster/check", json=raw)
     assert r.status_code == 200 and r.json()["army"]["legal"] is False
+
+
+def test_upload_claiming_too_many_pixels_is_400(client: TestClient) -> None:
+    from tests.test_bad_inputs_cli import _png_header_only
+
+    huge = _png_header_only(100_000, 100_000)
+    r = client.post("/api/calibration/table", data={"board": "30x22"}, files={"image": ("huge.png", huge, "image/png")})
+    assert r.status_code == 400 and "huge.png" in r.json()["detail"] and "too large" in r.json()["detail"], r.text
+
+
+@pytest.mark.parametrize(
+    ("tag_in", "says"),
+    [
+        ('"0.65"', "tag_in must be a number; got '0.65'"),
+        ("-1", "tag_in is -1, outside 0.1 to 12"),
+        ("0", "tag_in is 0, outside 0.1 to 12"),
+        ("NaN", "tag_in is nan"),
+        ("Infinity", "tag_in is inf"),
+        ("1e400", "tag_in is inf"),
+        ("1e30", "tag_in is 1e+30"),
+        ("true", "tag_in must be a number; got True"),
+        ("[0.65]", "tag_in must be a number"),
+    ],
+)
+def test_roster_bad_tag_in_is_400_and_the_saved_roster_is_kept(client: TestClient, tag_in: str, says: str) -> None:
+    before = client.get("/api/roster").json()
+    unit = '{"tag": 12, "profile": "warrior", "owner": "red", "tag_in": ' + tag_in + "}"
+    body = ('{"game": "valknut", "units": [' + unit + "]}").encode()  # NaN and 1e400 as a careless tool writes them
+    for method, path in (("POST", "/api/roster/check"), ("PUT", "/api/roster")):
+        r = client.request(method, path, content=body, headers={"content-type": "application/json"})
+        detail = r.json()["detail"]
+        assert r.status_code == 400 and "tag 12" in detail and says in detail and detail.endswith("."), (method, r.text)
+    assert client.get("/api/roster").json() == before
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "says"),
+    [
+        (b"", 422, "no JSON body"),
+        (b"{}", 422, "unit: field required"),
+        (b'{"unit": 13}', 422, "target: field required"),
+        (b'{"unit": "x", "target": 21}', 422, "unit:"),
+        (b'{"unit": 13.5, "target": 21}', 422, "unit:"),
+        (b'{"unit": true, "target": 21}', 422, "unit: a tag id is a whole number, not true or false"),
+        (b'{"unit": 13, "target": false}', 422, "target: a tag id is a whole number, not true or false"),
+        (b'{"unit": NaN, "target": 21}', 422, "unit:"),
+        (b'{"unit": 13, "target": 21', 422, "not valid JSON"),
+        (b"[13, 21]", 422, "the request:"),
+        (b'{"unit": 13, "target": 21, "range": 4}', 422, "range:"),
+        (b'{"unit": 13, "target": 13}', 400, "asked about itself"),
+        (b'{"unit": 13, "target": 99}', 400, "Unit 99 is not on the table"),
+        (b'{"unit": -1, "target": 21}', 400, "Unit -1 is not on the table"),
+    ],
+)
+def test_replay_ask_bad_questions_are_one_sentence(client: TestClient, body: bytes, status: int, says: str) -> None:
+    deadline = time.monotonic() + 20
+    while client.post("/api/replay/table1/ask", json={"unit": 13, "target": 21}).status_code != 200:
+        assert time.monotonic() < deadline, "the replay never showed its first frame"
+        time.sleep(0.1)
+    r = client.post("/api/replay/table1/ask", content=body, headers={"content-type": "application/json"})
+    detail = r.json()["detail"]
+    assert r.status_code == status and says in detail and detail.endswith("."), r.text
+    assert detail.count(".") >= 1 and "Traceback" not in detail and "jSON" not in detail
+
+
+@pytest.mark.parametrize(
+    ("name", "status"),
+    [("nope", 404), ("escape", 400), ("%2E%2E", 400), (".hidden", 400), ("table1%00", 400), ("%20", 400),
+     ("..%2F..%2Fetc", 404), ("x" * 300, 400)],
+)
+def test_replay_ask_of_no_such_session(client: TestClient, name: str, status: int) -> None:
+    r = client.post(f"/api/replay/{name}/ask", json={"unit": 13, "target": 21})
+    assert r.status_code == status, (name, r.text)
+    assert "secret" not in r.text and "manifest" not in r.text

@@ -23,6 +23,7 @@ from typing import Any, Self
 import cv2
 import numpy as np
 
+from calibration.decode import ImageTooLarge, imdecode, too_large_sentence
 from vision.errors import FrameError
 from vision.session_dir import RecordedSession, SessionError, is_session_dir, open_session
 
@@ -114,7 +115,10 @@ def read_frame_file(path: Path) -> np.ndarray:
         raise FrameError(f"Frame file {path} is empty; delete it or replace it with the real frame.")
     if not _complete_image_bytes(data):
         raise FrameError(f"Frame file {path} is cut short (corrupt); delete it or replace it with the real frame.")
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    try:
+        image = imdecode(data, cv2.IMREAD_UNCHANGED)
+    except ImageTooLarge:
+        raise FrameError(too_large_sentence(f"Frame file {path}", "delete it or replace it with the real frame")) from None
     if image is None:
         raise FrameError(f"Frame file {path} is not a readable image; delete it or replace it with the real frame.")
     return _as_bgr(image, f"Frame file {path}")

@@ -35,6 +35,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.decode import ImageTooLarge, imdecode, too_large_sentence
 from vision.errors import FrameError
 
 FAMILY = "tag36h11"
@@ -290,8 +291,10 @@ def load_gray(path: str | Path) -> np.ndarray:
     if not p.is_file():
         what = "is a folder" if p.is_dir() else "does not exist"
         raise FrameError(f"Image {p} {what}; give the path of a photo or frame (PNG or JPEG).")
-    data = np.fromfile(str(p), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
+    try:
+        image = imdecode(np.fromfile(str(p), dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
+    except ImageTooLarge:
+        raise FrameError(too_large_sentence(p)) from None
     if image is None:
         raise FrameError(f"{p} is not an image OpenCV can read; give a PNG or JPEG photo of the table.")
     return image
@@ -303,8 +306,10 @@ def load_image(path: str | Path) -> np.ndarray:
     if not p.is_file():
         what = "is a folder" if p.is_dir() else "does not exist"
         raise FrameError(f"Image {p} {what}; give the path of a photo or frame (PNG or JPEG).")
-    data = np.fromfile(str(p), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    try:
+        image = imdecode(np.fromfile(str(p), dtype=np.uint8), cv2.IMREAD_COLOR)
+    except ImageTooLarge:
+        raise FrameError(too_large_sentence(p)) from None
     if image is None:
         raise FrameError(f"{p} is not an image OpenCV can read; give a PNG or JPEG photo of the table.")
     return image

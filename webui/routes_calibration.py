@@ -14,6 +14,7 @@ from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import Response
 
 from calibration.camera import CameraModel
+from calibration.decode import ImageTooLarge, imdecode, too_large_sentence
 from calibration.errors import CalibrationError, InputError
 from calibration.intrinsics import calibrate_charuco, calibrate_chessboard, parse_pattern
 from calibration.layout import default_layout, parse_board
@@ -46,7 +47,10 @@ async def read_upload(upload: UploadFile, limit: int) -> bytes:
 
 
 def decode_image(data: bytes, name: str) -> np.ndarray:
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    try:
+        image = imdecode(data, cv2.IMREAD_COLOR)
+    except ImageTooLarge:
+        raise UploadError(too_large_sentence(name, "upload a JPEG or PNG photo of the table (e.g. 1920x1080)")) from None
     if image is None:
         raise UploadError(f"{name} is not a readable image; upload a JPEG or PNG photo of the table.")
     return image

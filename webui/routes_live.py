@@ -3,11 +3,12 @@ and the actions the camera cannot see (setup, paths, attacks, ending an activati
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic_core import PydanticCustomError
 from starlette.concurrency import run_in_threadpool
 
 from rules.engine import Action, ActionError, RulesInputError, game_names
@@ -26,15 +27,26 @@ MAX_ACTIONS = 60
 """At most this many declarable actions are listed at once (filter by unit to see the rest)."""
 
 
+def _not_bool(value: Any) -> Any:
+    """JSON true/false is not a tag id (pydantic would take it for 1/0 and ask about unit 1)."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("tag_id_bool", "a tag id is a whole number, not true or false")
+    return value
+
+
+TagId = Annotated[int, BeforeValidator(_not_bool)]
+"""A unit's tag id in a request body: a whole number ("13" and 13.0 are taken as 13), never true or false."""
+
+
 class Selection(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    unit: int | None = None
+    unit: TagId | None = None
 
 
 class Question(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    unit: int
-    target: int
+    unit: TagId
+    target: TagId
 
 
 class GameChoice(BaseModel):
