@@ -4,6 +4,7 @@ The screenshot goes to /tmp/tablesight-browser-declare.png."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -60,9 +61,15 @@ def test_clicking_a_declared_action_shows_its_verdict(server: tuple[str, Any], p
     assert buttons.count() == 3
     label = buttons.first.text_content()
     assert "place a Runic Stockpile at (" in label
+    # the recording has played to its end: the loop is paused on its last frame and rules a declaration at once
+    deadline = time.monotonic() + 60
+    while app.state.runtime.live.status().status != "ended":
+        assert time.monotonic() < deadline, app.state.runtime.live.status()
+        time.sleep(0.1)
     buttons.first.click()
-    page.wait_for_function("document.getElementById('declare-result').dataset.outcome === 'legal'", timeout=20000)
+    page.wait_for_function("document.getElementById('declare-result').dataset.outcome", timeout=30000)
     result = page.text_content("#declare-result")
+    assert page.get_attribute("#declare-result", "data-outcome") == "legal", result
     assert label in result and "places a Runic Stockpile in section" in result
     assert page.locator("#declare-result p[data-rule='valknut.stockpiles.section']").count() == 1
     page.wait_for_function("document.getElementById('declare-actions').dataset.count === '2'", timeout=20000)

@@ -235,7 +235,7 @@ class Pipeline:
         """Rule on an action a player declared (in the UI or in a recorded session's declarations)."""
         return self._apply(action, dict(self.positions))
 
-    def _rule(self, event: Mapping[str, Any], before: dict[UnitId, Placement]) -> list[dict[str, Any]]:
+    def _rule(self, event: Mapping[str, Any], before: dict[UnitId, Placement], dry: bool = False) -> list[dict[str, Any]]:
         if self.game is None or self.state is None or "tag" not in event:  # camera_moved: no unit, nothing to rule
             return []
         tag = int(event["tag"])
@@ -250,7 +250,7 @@ class Pipeline:
         action = self._action_for(event, before)
         if action is None:
             return []
-        return self._apply(action, before)
+        return self._apply(action, before, dry)
 
     def _next_to_rule(self, pending: Sequence[Mapping[str, Any]], before: Mapping[UnitId, Placement]) -> int:
         """Which of a frame's events to rule first. The camera reports in one frame what the players did within
@@ -264,25 +264,27 @@ class Pipeline:
         return 0
 
     def _legal_now(self, event: Mapping[str, Any], before: Mapping[UnitId, Placement]) -> bool:
-        """Whether ruling `event` now would draw no illegal verdict: a dry run (state and dice left as they were)."""
-        state, dice = self.state, self.rng.getstate()
-        try:
-            ruled = self._rule(event, dict(before))
-        finally:
-            self.state = state
-            self.rng.setstate(dice)
+        """Whether ruling `event` now would draw no illegal verdict: a dry run on a copy of the dice that never
+        touches the state (other threads read it: the page's action list, a declaration's own dry run)."""
+        ruled = self._rule(event, dict(before), dry=True)
         return not any(v.get("outcome") == Outcome.ILLEGAL.value for v in ruled)
 
-    def _apply(self, action: Action, before: dict[UnitId, Placement]) -> list[dict[str, Any]]:
+    def _apply(self, action: Action, before: dict[UnitId, Placement], dry: bool = False) -> list[dict[str, Any]]:
+        """Rule `action` and take the game's new state (dry: only the verdicts, with a copy of the dice)."""
         if self.game is None or self.state is None:
             return []
         tag = action.unit
+        dice = self.rng
+        if dry:
+            dice = random.Random()
+            dice.setstate(self.rng.getstate())
         try:
-            result = self.game.apply(self.state, before, action, self.rng)
+            result = self.game.apply(self.state, before, action, dice)
         except RulesInputError as err:
             return [{"rule": f"{self.game.name}.input", "outcome": Outcome.ILLEGAL.value, "message": str(err),
                      "unit": tag, "numbers": {}}]
-        self.state = result.state
+        if not dry:
+            self.state = result.state
         return [v.to_json() for v in result.verdicts]
 
     # ------------------------------------------------------------------------------------------ frame
