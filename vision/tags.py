@@ -287,27 +287,21 @@ def load_gray(path: str | Path) -> np.ndarray:
     A JPEG's luminance is decoded directly (as the AprilTag library's own tools do), not rebuilt from
     its colour channels, which would shift a few pixels by a grey level.
     """
-    p = Path(path)
-    if not p.is_file():
-        what = "is a folder" if p.is_dir() else "does not exist"
-        raise FrameError(f"Image {p} {what}; give the path of a photo or frame (PNG or JPEG).")
-    try:
-        image = imdecode(np.fromfile(str(p), dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
-    except ImageTooLarge:
-        raise FrameError(too_large_sentence(p)) from None
-    if image is None:
-        raise FrameError(f"{p} is not an image OpenCV can read; give a PNG or JPEG photo of the table.")
-    return image
+    return _read_image(path, cv2.IMREAD_GRAYSCALE)
 
 
 def load_image(path: str | Path) -> np.ndarray:
     """An image file as a BGR uint8 array; FrameError for a missing file or one that is not an image."""
+    return _read_image(path, cv2.IMREAD_COLOR)
+
+
+def _read_image(path: str | Path, flags: int) -> np.ndarray:
     p = Path(path)
     if not p.is_file():
         what = "is a folder" if p.is_dir() else "does not exist"
         raise FrameError(f"Image {p} {what}; give the path of a photo or frame (PNG or JPEG).")
     try:
-        image = imdecode(np.fromfile(str(p), dtype=np.uint8), cv2.IMREAD_COLOR)
+        image = imdecode(np.fromfile(str(p), dtype=np.uint8), flags)
     except ImageTooLarge:
         raise FrameError(too_large_sentence(p)) from None
     if image is None:
