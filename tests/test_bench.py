@@ -175,6 +175,8 @@ def test_bench_prints_a_table_without_json(capsys: pytest.CaptureFixture[str]) -
         (["--frames", "many"], "--frames"),
         (["--out", "/no/such/folder/bench.json"], "does not exist"),
         (["--color"], "unrecognized"),
+        (["--web", "--rounds", "0"], "--rounds 1 to 20"),
+        (["--web", "--watchers", "0"], "--watchers must be 1 to 50"),
     ],
 )
 def test_bench_bad_argument_exits_2_with_one_sentence(
