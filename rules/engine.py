@@ -281,15 +281,17 @@ def register(cls: G) -> G:
 
 
 def _load_builtin_games() -> None:
-    # Importing a game module registers it. Kept as a list so the registry never depends on import order.
-    import importlib
+    """Import every game folder's `game` module (rules/<game>/game.py); importing it registers the game.
 
-    for module in ("valknut", "valyr", "magni", "hex_skirmish", "vigtavl"):
-        try:
-            importlib.import_module(f"rules.{module}")
-        except ModuleNotFoundError as err:  # a game not written yet is simply absent
-            if err.name != f"rules.{module}":
-                raise
+    Games are found by their folders, so a new game is one new folder and nothing here changes."""
+    import importlib
+    import pkgutil
+
+    import rules
+
+    for info in pkgutil.iter_modules(rules.__path__):
+        if info.ispkg:
+            importlib.import_module(f"rules.{info.name}.game")
 
 
 def game_names() -> list[str]:

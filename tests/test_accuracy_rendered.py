@@ -23,7 +23,7 @@ from calibration.errors import CalibrationError
 from calibration.layout import default_layout
 from calibration.table import TableCalibration, calibrate_table, collect_anchors
 from vision.positions import measure_bases, smallest_tag_px
-from vision.render import (
+from vision.synth.render import (
     BasePlacement,
     Block,
     CameraPose,

@@ -25,7 +25,7 @@ import pytest
 from calibration.layout import default_layout
 from calibration.table import calibrate_table, collect_anchors, save_calibration
 from tests.scenario_docs import all_examples
-from vision.render import BasePlacement, Scene, camera_framing_board, render_scene
+from vision.synth.render import BasePlacement, Scene, camera_framing_board, render_scene
 from vision.tags import detect_tags, gray_frame
 from webui.cli import main
 

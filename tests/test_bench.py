@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from webui.bench import LIVE_MIN_FRAMES, LIVE_PLACE_FRAME, QUICK_FRAMES, format_table
+from bench.run import LIVE_MIN_FRAMES, LIVE_PLACE_FRAME, QUICK_FRAMES, format_table
 from webui.cli import main
 
 

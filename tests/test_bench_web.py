@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from bench.web import CHROMIUM, format_web_bench, run_web_bench
 from calibration.errors import InputError
 from tests.webui_session import make_session
-from webui.bench_web import CHROMIUM, format_web_bench, run_web_bench
 
 pytestmark = [
     pytest.mark.browser,

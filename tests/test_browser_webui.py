@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from bench.web import CHROMIUM, CHROMIUM_ARGS
 from tests.webui_server import running_server, session_settings
 from tests.webui_session import make_session
-from webui.bench_web import CHROMIUM, CHROMIUM_ARGS
 
 ARGS = list(CHROMIUM_ARGS)
 SHOTS = Path("/tmp")

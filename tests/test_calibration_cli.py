@@ -1,4 +1,4 @@
-"""`tablesight calibrate` end to end: rendered frames (vision.render) -> tag detection -> calibration file,
+"""`tablesight calibrate` end to end: rendered frames (vision.synth.render) -> tag detection -> calibration file,
 checked against the renderer's true camera and pose; every refusal is exit 2 and one sentence."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from calibration.camera import CameraModel, save_camera
 from calibration.layout import default_layout
 from calibration.table import load_calibration
-from vision.render import BasePlacement, Rendered, Scene, camera_looking_at, render_scene
+from vision.synth.render import BasePlacement, Rendered, Scene, camera_looking_at, render_scene
 from webui.cli import main
 
 BOARD = (30.0, 22.0)

@@ -12,7 +12,7 @@ import pytest
 
 from rules.engine import Action, Outcome, Placement, find_game
 from rules.hexgrid import Hex
-from rules.vigtavl_units import is_ship
+from rules.vigtavl.units import is_ship
 
 
 def _play_until(name: str, want: str, seed: int = 3, steps: int = 400,

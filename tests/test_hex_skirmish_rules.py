@@ -11,8 +11,8 @@ import pytest
 
 from rules.dice import roll
 from rules.engine import Action, Outcome, RosterError, ScenarioError, find_game
-from rules.hex_skirmish import EXAMPLE_CARDS, EXAMPLE_UNITS, HexSkirmish, roll_initiative
-from rules.hex_skirmish_cards import parse_card, skulls
+from rules.hex_skirmish.cards import parse_card, skulls
+from rules.hex_skirmish.game import EXAMPLE_CARDS, EXAMPLE_UNITS, HexSkirmish, roll_initiative
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,9 +12,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from webui.broadcast import Broadcast
-from webui.frame_publisher import FramePublisher
-from webui.live import LiveLoop
+from session.broadcast import Broadcast
+from session.frame_publisher import FramePublisher
+from session.live_loop import LiveLoop
 
 
 def _picture(seed: int) -> np.ndarray:

@@ -11,8 +11,8 @@ import pytest
 
 from rules.engine import Action, Outcome, Placement, RosterError, ScenarioError, find_game
 from rules.hexgrid import Hex, neighbor
-from rules.magni import EXAMPLE_TEAMS, Magni, MagniState, tiles_on_board
-from rules.magni_scoring import ABOVE, CENTRE, Hero, check_team, parse_hero, score
+from rules.magni.game import EXAMPLE_TEAMS, Magni, MagniState, tiles_on_board
+from rules.magni.scoring import ABOVE, CENTRE, Hero, check_team, parse_hero, score
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from session.feeds import NewestFrameFeed
 from vision.sources import CameraLost, Frame
-from webui.feeds import NewestFrameFeed
 
 PERIOD_S = 0.005
 """The test camera's frame interval (200 frames a second)."""

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from rules.hexgrid import Hex
-from webui.feeds import RecordingFeed
-from webui.runtime import RECORDING_FINE_SCAN_EVERY, load_setup_files, make_pipeline, with_session_plan
+from session.feeds import RecordingFeed
+from session.runtime import RECORDING_FINE_SCAN_EVERY, load_setup_files, make_pipeline, with_session_plan
 
 SESSION = Path(__file__).resolve().parent.parent / "sample_frames" / "magni_placement"
 
@@ -52,8 +52,8 @@ def test_two_tiles_found_together_are_ruled_in_turn_order() -> None:
 
 
 def test_recordings_are_scanned_whole_and_cameras_swept(tmp_path: Path) -> None:
-    from webui.runtime import LIVE_FINE_SCAN_EVERY, Runtime
-    from webui.settings import Settings
+    from session.runtime import LIVE_FINE_SCAN_EVERY, Runtime
+    from session.settings import Settings
 
     base = Settings(sessions_dir=tmp_path / "sessions", setup_dir=tmp_path / "setup")
     for settings, every in ((base, RECORDING_FINE_SCAN_EVERY),

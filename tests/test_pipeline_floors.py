@@ -18,12 +18,12 @@ from calibration.layout import default_layout
 from calibration.table import TableCalibration, calibrate_table, collect_anchors
 from rules.roster import parse_roster
 from rules.terrain import TerrainPiece
+from session.floors import stand_on_floors
+from session.frame_message import unit_list
+from session.pipeline import Pipeline
 from vision.positions import BaseFix
-from vision.render import BasePlacement, Block, Scene, camera_framing_board, render_scene
+from vision.synth.render import BasePlacement, Block, Scene, camera_framing_board, render_scene
 from vision.tags import detect_tags, gray_frame
-from webui.floors import stand_on_floors
-from webui.frame_message import unit_list
-from webui.pipeline import Pipeline
 
 BOARD = (30.0, 22.0)
 SIZE = (1920, 1080)

@@ -1,4 +1,4 @@
-"""Review of the per-frame pipeline (webui/pipeline.py) on rendered frames: each test is a bug that was found."""
+"""Review of the per-frame pipeline (session/pipeline.py) on rendered frames: each test is a bug that was found."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from calibration.layout import default_layout
 from calibration.table import TableCalibration, calibrate_table, collect_anchors
 from rules.engine import Action, find_game
 from rules.roster import parse_roster
-from vision.render import BasePlacement, Hand, Scene, camera_looking_at, render_scene
+from session.pipeline import Pipeline
+from vision.synth.render import BasePlacement, Hand, Scene, camera_looking_at, render_scene
 from vision.tags import detect_tags, gray_frame
-from webui.pipeline import Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 BOARD = (30.0, 22.0)

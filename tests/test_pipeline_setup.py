@@ -10,7 +10,7 @@ import pytest
 from rules.engine import find_game, game_names
 from rules.roster import parse_roster
 from rules.terrain import parse_terrain
-from webui.pipeline import default_setup
+from session.pipeline import default_setup
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "rosters"
 

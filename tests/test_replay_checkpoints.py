@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-import webui.timeline
-from webui.feeds import RecordingFeed
-from webui.live import LiveLoop
-from webui.paths import SAMPLE_SESSION_DIR
-from webui.runtime import Runtime, load_setup_files, make_pipeline, with_session_plan
-from webui.settings import Settings
-from webui.timeline import CHECKPOINT_EVERY, Timeline
+import session.timeline
+from session.feeds import RecordingFeed
+from session.live_loop import LiveLoop
+from session.paths import SAMPLE_SESSION_DIR
+from session.runtime import Runtime, load_setup_files, make_pipeline, with_session_plan
+from session.settings import Settings
+from session.timeline import CHECKPOINT_EVERY, Timeline
 
 SESSION = Path(SAMPLE_SESSION_DIR)
 
@@ -114,7 +114,7 @@ def test_checkpoints_stay_within_their_budget(setup: Any, timeline: Timeline, mo
     frames is 2.2 GB for a 2-hour recording at 30 fps. Past the budget they are thinned (kept half as often),
     and a seek still resumes the game as it stood. Here: the 140-frame sample under a 120 kB budget."""
     budget = 120_000
-    monkeypatch.setattr(webui.timeline, "CHECKPOINT_BUDGET_BYTES", budget, raising=False)
+    monkeypatch.setattr(session.timeline, "CHECKPOINT_BUDGET_BYTES", budget, raising=False)
     tracemalloc.start()
     try:
         gc.collect()

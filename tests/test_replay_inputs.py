@@ -11,10 +11,10 @@ from typing import Any
 import cv2
 import pytest
 
-from vision.sample_sessions import record_session, tiny
+from session.store import SessionStore
+from vision.synth.samples import record_session, tiny
 from vision.tags import load_image
 from webui.cli import main
-from webui.store import SessionStore
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 from rules.engine import Placement
 from rules.geometry import edge_distance, line_of_sight
 from rules.terrain import parse_terrain
-from webui.replay import ReplayRun, load_setup, open_source
+from session.replay import ReplayRun, load_setup, open_source
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_frames"
@@ -117,7 +117,7 @@ def test_magni_fills_the_board_and_scores(replayed: dict[str, list[dict[str, Any
 
 def test_magni_tiles_stand_on_the_cells_the_layout_gives() -> None:
     from rules.hexgrid import Layout
-    from vision.sample_sessions import MAGNI_CELLS, flat_hex_centre
+    from vision.synth.samples import MAGNI_CELLS, flat_hex_centre
 
     board = json.loads((ROOT / "examples" / "boards" / "magni_19.json").read_text(encoding="utf-8"))["layout"]
     layout = Layout(size_in=board["size_in"], orientation="flat", origin=tuple(board["origin"]))

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from calibration.table import load_calibration
-from vision.sample_sessions import SCRIPTS, record_session, render_frame, tiny
+from session.replay import ReplayRun, load_setup, open_source
 from vision.session_dir import open_session
-from webui.replay import ReplayRun, load_setup, open_source
+from vision.synth.samples import SCRIPTS, record_session, render_frame, tiny
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,7 +82,7 @@ def test_bundled_scripts_are_what_the_brief_asks() -> None:
 
 def test_killed_recorder_loses_at_most_one_frame_and_no_event(full: Path, tmp_path: Path) -> None:
     target = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "vision.sample_sessions", "--only", "tiny", "--out", str(target),
+    proc = subprocess.Popen([sys.executable, "-m", "vision.synth.samples", "--only", "tiny", "--out", str(target),
                              "--progress"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdout is not None
     announced = 0

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from calibration.errors import InputError
+from session.store import SessionStore, StoreError
 from vision.tracker import Move, Placed
-from webui.store import SessionStore, StoreError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,7 +80,7 @@ def test_second_connection_reads_rows_as_they_are_committed(tmp_path: Path) -> N
 WRITER = r"""
 import sys, time
 sys.path.insert(0, sys.argv[2])
-from webui.store import SessionStore
+from session.store import SessionStore
 pause = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
 store = SessionStore(sys.argv[1])
 store.begin_session(source="writer process")

@@ -10,13 +10,13 @@ import pytest
 
 from calibration.layout import default_layout
 from calibration.table import calibrate_table, collect_anchors
+from session.store import SessionStore
 from vision.positions import measure_bases
 from vision.recorder import Recorder
-from vision.render import BasePlacement, Hand, Scene, camera_looking_at, render_scene
 from vision.sources import SessionSource
+from vision.synth.render import BasePlacement, Hand, Scene, camera_looking_at, render_scene
 from vision.tags import detect_tags, gray_frame
 from vision.tracker import Move, Placed, Tracker, TrackState
-from webui.store import SessionStore
 
 BOARD = (24.0, 18.0)
 FPS = 10.0

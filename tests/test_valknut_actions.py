@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from rules.engine import Action, find_game
-from rules.valknut import action_from_move_event
-from rules.valknut_setup import scenario_state
-from rules.valknut_units import PROFILES, to_hit
+from rules.valknut.game import action_from_move_event
+from rules.valknut.setup import scenario_state
+from rules.valknut.units import PROFILES, to_hit
 
 GAME = find_game("valknut")
 FAR = {"tag": 29, "owner": "blue", "at": [28, 20], "base_mm": 25.4}

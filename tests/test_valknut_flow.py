@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rules.engine import Action, Outcome, Shape, find_game
-from rules.valknut_setup import scenario_state
+from rules.valknut.setup import scenario_state
 
 GAME = find_game("valknut")
 

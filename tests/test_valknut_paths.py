@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from rules.engine import Action, find_game
-from rules.valknut_setup import scenario_state
+from rules.valknut.setup import scenario_state
 
 GAME = find_game("valknut")
 FAR = {"tag": 29, "owner": "blue", "at": [28, 20], "base_mm": 25.4}

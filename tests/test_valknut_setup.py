@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from rules.engine import Action, RosterError, RulesInputError, find_game
-from rules.valknut_board import Battlefield, adjacent, second_drop_zone_allowed
+from rules.valknut.board import Battlefield, adjacent, second_drop_zone_allowed
 
 GAME = find_game("valknut")
 

@@ -10,9 +10,9 @@ import pytest
 
 from rules.engine import RosterError
 from rules.roster import parse_roster
-from rules.valyr import EXAMPLE_CARDS, Valyr
-from rules.valyr_abilities import HOOKS
-from rules.valyr_cards import OURS, RangeBand, parse_card, parse_range
+from rules.valyr.abilities import HOOKS
+from rules.valyr.cards import OURS, RangeBand, parse_card, parse_range
+from rules.valyr.game import EXAMPLE_CARDS, Valyr
 
 ROOT = Path(__file__).resolve().parent.parent
 

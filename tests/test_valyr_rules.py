@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rules.engine import Action, Outcome, Result, RulesInputError, ScenarioError, Shape, find_game
-from rules.valyr import Valyr, ValyrState
+from rules.valyr.game import Valyr, ValyrState
 
 GAME = Valyr()
 BASE_MM = 25.4

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from rules.engine import Action, find_game
-from rules.vigtavl_judge import build_position
+from rules.vigtavl.judge import build_position
 from tests.vigtavl_positions import act, board, judge, messages, rules_of, scenario, unit
 
 GAME = find_game("vigtavl")

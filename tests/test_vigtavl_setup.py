@@ -10,9 +10,9 @@ import pytest
 
 from rules.engine import Action, ScenarioError, find_game
 from rules.hexgrid import Hex, distance, hexagon
-from rules.vigtavl import map_check, starting_pieces
-from rules.vigtavl_judge import build_position
-from rules.vigtavl_units import STATS, STATS_HEADER, STATS_TABLE
+from rules.vigtavl.game import map_check, starting_pieces
+from rules.vigtavl.judge import build_position
+from rules.vigtavl.units import STATS, STATS_HEADER, STATS_TABLE
 from tests.vigtavl_positions import act, board, judge, messages, rules_of, scenario, unit
 
 ROOT = Path(__file__).resolve().parent.parent

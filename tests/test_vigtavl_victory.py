@@ -97,7 +97,7 @@ def test_random_legal_play_round_trips() -> None:
 
 
 def test_overlays_show_reachable_cells_walls_and_attack_lines() -> None:
-    from rules.vigtavl_judge import build_position
+    from rules.vigtavl.judge import build_position
 
     state, _ = build_position(GAME, scenario([unit(10, "archer", "red", -2, 0), unit(20, "infantry", "blue", 0, 0)],
                                              walls=[((0, 0, 1), "blue")]))

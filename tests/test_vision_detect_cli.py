@@ -15,7 +15,7 @@ import pytest
 
 from calibration.layout import default_layout
 from calibration.table import calibrate_table, collect_anchors, save_calibration
-from vision.render import BasePlacement, Rendered, Scene, camera_framing_board, render_scene
+from vision.synth.render import BasePlacement, Rendered, Scene, camera_framing_board, render_scene
 from vision.tags import detect_tags, gray_frame
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import pytest
 from calibration.layout import default_layout
 from calibration.table import TableCalibration, calibrate_table, collect_anchors
 from vision.positions import measure_bases, smallest_tag_px, tag_on_plane
-from vision.render import BasePlacement, Rendered, Scene, camera_framing_board, render_scene
+from vision.synth.render import BasePlacement, Rendered, Scene, camera_framing_board, render_scene
 from vision.tags import TagObservation, detect_tags, gray_frame
 
 BOARD = (30.0, 22.0)

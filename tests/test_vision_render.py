@@ -1,4 +1,4 @@
-"""vision.render: exact ground truth, official bitmaps, occlusion, determinism and speed."""
+"""vision.synth.render: exact ground truth, official bitmaps, occlusion, determinism and speed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.layout import default_layout
-from vision.render import BasePlacement, Block, Hand, Scene, camera_looking_at, render_scene
+from vision.synth.render import BasePlacement, Block, Hand, Scene, camera_looking_at, render_scene
 from vision.tag_family import TAG_COUNT, tag_bitmap
 from vision.tags import detect_tags, gray_frame
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision.errors import FrameError
-from vision.render import BasePlacement, Scene, camera_looking_at, render_scene
+from vision.synth.render import BasePlacement, Scene, camera_looking_at, render_scene
 from vision.tags import (
     DECIMATED_TAG_PX,
     PUPIL_PIXEL_OFFSET,

@@ -11,7 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render import BasePlacement, Scene, camera_framing_board, render_scene
+from bench.run import BOARD, CAMERA_HEIGHT_IN, CAMERA_TILT_DEG, bench_scene
+from vision.synth.render import BasePlacement, Scene, camera_framing_board, render_scene
 from vision.tag_family import tag_bitmap
 from vision.tags import detect_tags, gray_frame
 from vision.windowed import (
@@ -25,7 +26,6 @@ from vision.windowed import (
     outer_box,
     sweep_cells,
 )
-from webui.bench import BOARD, CAMERA_HEIGHT_IN, CAMERA_TILT_DEG, bench_scene
 
 FRAMES = 18
 FINE_EVERY = 8

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from session.settings import Settings
 from tests.webui_server import session_settings
 from tests.webui_session import END_12, START_12, UNITS, make_session
 from webui.server import create_app
-from webui.settings import Settings
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import asyncio
 import threading
 import time
 
-from webui.broadcast import Broadcast
+from session.broadcast import Broadcast
 
 
 def test_slow_watcher_gets_the_newest_frame_and_never_blocks_the_producer() -> None:

@@ -1,4 +1,4 @@
-"""Recording the live table (webui/live_recording.py): a video served by the real server is recorded as it plays
+"""Recording the live table (session/recording.py): a video served by the real server is recorded as it plays
 into a new session folder (frames, setup files, declarations, session.sqlite), which `tablesight replay` plays
 back to the same move events; a SIGKILL or a truncated video loses at most the frame being written.
 
@@ -26,15 +26,15 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from bench.web import CHROMIUM, CHROMIUM_ARGS
+from session.runtime import LIVE_FINE_SCAN_EVERY, Runtime
+from session.settings import Settings
+from session.store import SessionStore
 from tests.webui_server import free_port
 from tests.webui_session import END_12, FPS, MOVE_AT, START_12, make_session
 from vision.session_dir import open_session, read_index, read_manifest
-from webui.bench_web import CHROMIUM, CHROMIUM_ARGS
 from webui.cli import main as cli_main
-from webui.runtime import LIVE_FINE_SCAN_EVERY, Runtime
 from webui.server import create_app
-from webui.settings import Settings
-from webui.store import SessionStore
 
 ROOT = Path(__file__).resolve().parent.parent
 MOVE_LENGTH = math.dist(START_12, END_12)

@@ -12,8 +12,8 @@ from typing import Any
 
 import uvicorn
 
+from session.settings import Settings
 from webui.server import UVICORN_OPTIONS, create_app
-from webui.settings import Settings
 
 
 def free_port() -> int:

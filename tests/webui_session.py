@@ -1,6 +1,6 @@
 """A small recorded session for the web UI tests: rendered frames of a 30" x 22" table, unit 12 moved once.
 
-Frames are drawn by the project's renderer (vision/render.py) and written by the real Recorder; the
+Frames are drawn by the project's renderer (vision/synth/render.py) and written by the real Recorder; the
 calibration attached to the session is made by the real calibrate_table from the first frame's anchors.
 Ground truth: ten units (UNITS); unit 12 starts at (8, 6) and stands at (14, 9) from frame MOVE_AT on (a 6.708" move).
 """
@@ -48,7 +48,7 @@ def make_session(directory: Path, frames: int = FRAMES) -> Path:
     """Render and record the session into `directory` (created); returns it."""
     from calibration.table import calibrate_table, collect_anchors
     from vision.recorder import Recorder
-    from vision.render import BasePlacement, Block, Scene, camera_looking_at, render_scene
+    from vision.synth.render import BasePlacement, Block, Scene, camera_looking_at, render_scene
     from vision.tags import detect_tags, gray_frame
 
     pose = camera_looking_at(BOARD, height_in=34.0, tilt_deg=12.0, yaw_deg=0.0, image_size=SIZE, hfov_deg=62.0)

@@ -45,7 +45,7 @@ class BaseFix:
     it is the printed side, on a plane 3" off it is ~3 / (camera distance) larger or smaller."""
     height_assumed: bool = False
     """True when the plane was not measured but assumed: the tag's side could not tell the table from the floor
-    under it, and the floor was taken because the base lies within its footprint (see webui/floors.py)."""
+    under it, and the floor was taken because the base lies within its footprint (see session/floors.py)."""
 
 
 def tag_on_plane(tag: TagObservation, cal: TableCalibration, height_in: float) -> tuple[np.ndarray, float]:

@@ -9,8 +9,8 @@ from fastapi import Depends, Request
 from fastapi.templating import Jinja2Templates
 from starlette.responses import Response
 
-from webui.runtime import Runtime
-from webui.settings import Settings
+from session.runtime import Runtime
+from session.settings import Settings
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).resolve().parent / "templates"))
 

@@ -20,18 +20,16 @@ from fastapi.staticfiles import StaticFiles
 
 from calibration.errors import InputError
 from rules.engine import RulesInputError, UnknownGame
-from webui import (
-    routes_calibration,
-    routes_downloads,
-    routes_live,
-    routes_replay,
-    routes_roster,
-    routes_terrain,
-)
-from webui.paths import NoSuchSession
-from webui.runtime import Runtime
+from session.paths import NoSuchSession
+from session.runtime import Runtime
+from session.settings import Settings
+from webui.routes import calibration as routes_calibration
+from webui.routes import downloads as routes_downloads
+from webui.routes import live as routes_live
+from webui.routes import replay as routes_replay
+from webui.routes import roster as routes_roster
+from webui.routes import terrain as routes_terrain
 from webui.security import BodyLimit, TokenGuard
-from webui.settings import Settings
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 UVICORN_OPTIONS: dict[str, Any] = {"ws_per_message_deflate": False, "log_level": "warning"}

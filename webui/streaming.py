@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from fastapi import WebSocket, WebSocketDisconnect
 from fastapi.responses import StreamingResponse
 
-from webui.live import LiveLoop
+from session.live_loop import LiveLoop
 
 BOUNDARY = "tablesightframe"
 

@@ -16,8 +16,7 @@ import argparse
 import json
 from pathlib import Path
 
-from calibration.errors import InputError
-from webui.bench import (
+from bench.run import (
     DEFAULT_FRAMES,
     LIVE_FRAMES_PER_FRAME,
     LIVE_MIN_FRAMES,
@@ -26,6 +25,7 @@ from webui.bench import (
     main_progress,
     run_bench,
 )
+from calibration.errors import InputError
 
 MAX_FRAMES = 200
 
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     report = run_bench(frames=frames, quick=args.quick, progress=main_progress).to_json()
     web_table = ""
     if args.web:
-        from webui.bench_web import format_web_bench, run_web_bench
+        from bench.web import format_web_bench, run_web_bench
 
         main_progress(f"web UI: {args.watchers} watchers, {args.seconds:g} s windows")
         web = run_web_bench(seconds=args.seconds, watchers=args.watchers, rounds=args.rounds)

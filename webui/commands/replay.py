@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from webui.replay import ReplayRun, json_line, load_setup, open_source
-from webui.store import SessionStore
+from session.replay import ReplayRun, json_line, load_setup, open_source
+from session.store import SessionStore
 
 
 def configure(p: argparse.ArgumentParser) -> None:

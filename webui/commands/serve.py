@@ -11,7 +11,7 @@ import errno
 import socket
 from pathlib import Path
 
-from webui.settings import Settings, SourceKind, is_loopback
+from session.settings import Settings, SourceKind, is_loopback
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from calibration.errors import InputError
-    from webui.runtime import Runtime
+    from session.runtime import Runtime
     from webui.server import UVICORN_OPTIONS, create_app
 
     if not 0 < args.port < 65536:

@@ -5,7 +5,7 @@ import { api, banner } from "/static/feed.js";
 const REFRESH_MS = 2000;
 const DRAWN_LIMIT = 2000;
 
-// Frames drawn, newest last, for `tablesight bench --web` (webui/bench_web.py): [frame_index, captured_at
+// Frames drawn, newest last, for `tablesight bench --web` (bench/web.py): [frame_index, captured_at
 // (server wall clock when the frame was read, s), drawn_at (this page's wall clock right after the overlays
 // were drawn, s), the server's pipeline ms].
 const drawn = [];

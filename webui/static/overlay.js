@@ -60,7 +60,7 @@ function badge(ctx, text, at, colour, px) {
   ctx.textBaseline = "alphabetic";
 }
 
-// One pixel shape from the server (see webui/frame_message.py for the keys). `k` scales line widths.
+// One pixel shape from the server (see session/frame_message.py for the keys). `k` scales line widths.
 function drawPixelShape(ctx, s, k, selected) {
   const st = styleOf(s.s);
   ctx.setLineDash((st.dash || []).map((d) => d * k));

@@ -1,0 +1,1 @@
+"""`tablesight bench`: speed and accuracy on this machine, split by what each part measures."""

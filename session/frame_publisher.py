@@ -1,0 +1,161 @@
+"""Encoding the frames a live loop shows, on a thread of its own, so that watching never slows the pipeline.
+
+The loop's thread builds each frame's message (a dict) and hands it here with the picture; this thread
+turns it into the JSON text and, when someone watches, the JPEG, and publishes both on the `Broadcast`.
+OpenCV's JPEG encoder releases Python's interpreter lock, so on a machine with two or more cores the
+encoding of frame N runs beside the detection of frame N + 1 instead of after it.
+
+Only the newest frame waits here: if the encoder is still busy when a newer frame comes (it never is at
+camera rates: ~5 ms against ~30 ms), the older one is dropped, but its events and verdicts are carried
+into the newer message, so the page's event log misses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from session.broadcast import Broadcast
+
+log = logging.getLogger("tablesight.live")
+
+IDLE_JPEG_INTERVAL_S = 1.0
+"""With nobody watching, a JPEG is still made this often so a newcomer sees a recent picture at once."""
+
+
+@dataclass
+class _Pending:
+    message: dict[str, Any]
+    image: np.ndarray | None
+    started: float
+    """time.perf_counter() when the loop started on this frame (for the frame-to-published latency, ms)."""
+    picture: bool = False
+    """Make the JPEG even with nobody watching (a paused, stepped or sought frame: no newer one will come)."""
+    carried: list[dict[str, Any]] = field(default_factory=list)
+
+
+class FramePublisher:
+    """Turns frame messages into published JSON + JPEG on its own thread; see the module docstring.
+
+    on_published(latency_ms): told, on this thread, how long a frame took from the loop starting on it
+    to its bytes being published.
+    """
+
+    def __init__(self, broadcast: Broadcast, jpeg_quality: int = 80, name: str = "live",
+                 on_published: Callable[[float], None] = lambda ms: None) -> None:
+        self.broadcast = broadcast
+        self._quality = int(jpeg_quality)
+        self._on_published = on_published
+        self._cond = threading.Condition()
+        self._pending: _Pending | None = None
+        self._busy = False
+        self._stop = False
+        self._last_jpeg = -math.inf
+        self._bare: _Pending | None = None
+        """The newest published frame if it went out without its picture (nobody was watching), else None."""
+        self.dropped = 0
+        """Frames replaced by a newer one before they were encoded (their events were carried over)."""
+        self._thread = threading.Thread(target=self._run, name=f"tablesight-{name}-encode", daemon=True)
+        """Started by the first `submit`: a publisher made but never used (a loop never started) holds no thread."""
+
+    def submit(self, message: dict[str, Any], image: np.ndarray | None, started: float,
+               picture: bool = False) -> None:
+        """Publish `message` (and `image` as JPEG when watched, or always with `picture`) soon; never waits."""
+        with self._cond:
+            old = self._pending
+            item = _Pending(message, image, started, picture)
+            if old is not None:
+                self.dropped += 1
+                item.message = _carry_events(old.message, message)
+            self._pending = item
+            if self._thread.ident is None and not self._stop:  # the first frame starts the thread
+                self._thread.start()
+            self._cond.notify_all()
+
+    def show_picture(self) -> None:
+        """The newest frame stays on show (paused, ended): publish it with its picture if it went out without one
+        (again, without the events and verdicts it already carried)."""
+        with self._cond:
+            if self._pending is not None:
+                self._pending.picture = True
+                return
+            bare, self._bare = self._bare, None
+            if bare is None or self._stop:
+                return
+            again = {**bare.message, "events": [], "verdicts": []}
+            self._pending = _Pending(again, bare.image, time.perf_counter(), picture=True)
+            if self._thread.ident is None:
+                self._thread.start()
+            self._cond.notify_all()
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until everything submitted so far is published (a paused frame redrawn, tests)."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while self._pending is not None or self._busy:
+                left = end - time.monotonic()
+                if left <= 0 or not self._thread.is_alive():
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def close(self, timeout: float = 5.0) -> None:
+        self.flush(timeout)
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+        if self._thread.ident is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while self._pending is None and not self._stop:
+                    self._cond.wait()
+                if self._pending is None:
+                    return
+                item, self._pending = self._pending, None
+                self._busy = True
+            pictured = False
+            try:
+                pictured = self._publish(item)
+            except Exception:  # a fault of ours on one frame: logged; the next frames are still shown
+                log.exception("could not publish frame %s", item.message.get("frame_index"))
+            finally:
+                with self._cond:
+                    self._bare = item if item.image is not None and not pictured else None
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def _publish(self, item: _Pending) -> bool:
+        """Publish one frame; True if it went out with its picture."""
+        jpeg: bytes | None = None
+        now = time.monotonic()
+        wanted = item.picture or self.broadcast.watchers > 0 or now - self._last_jpeg >= IDLE_JPEG_INTERVAL_S
+        if item.image is not None and wanted:
+            ok, buf = cv2.imencode(".jpg", item.image, [cv2.IMWRITE_JPEG_QUALITY, self._quality])
+            if ok:
+                jpeg = buf.tobytes()
+                self._last_jpeg = now
+        text = json.dumps(item.message, separators=(",", ":"))
+        self.broadcast.publish("frame", text, jpeg)
+        self._on_published((time.perf_counter() - item.started) * 1000.0)
+        return jpeg is not None
+
+
+def _carry_events(older: dict[str, Any], newer: dict[str, Any]) -> dict[str, Any]:
+    """`newer` with the events and verdicts of a dropped `older` message in front of its own."""
+    out = dict(newer)
+    frame = older.get("frame_index")
+    out["events"] = list(older.get("events") or ()) + list(newer.get("events") or ())
+    out["verdicts"] = [{"frame": frame, **v} for v in older.get("verdicts") or ()] + list(newer.get("verdicts") or ())
+    return out

@@ -1,0 +1,386 @@
+"""One frame's path: detect tags -> map to table inches -> track -> rule -> overlays (DESIGN.md).
+
+`Pipeline.process(frame)` returns a `FrameResult`: the tags, the base fixes, the tracker's events (as JSON),
+the game's verdicts on them (as JSON), and overlay shapes in table inches. Every stage is timed.
+
+Heights: a base's tag is measured on its own plane. The pipeline measures it at the base's height above
+the table; where elevated terrain (a ruin floor) could hold it, the tag's measured size against its printed
+size tells whether it stands on the table or on that floor (session/floors.py), so a unit 3" up lands where it
+really stands, even right at a ruin's edge.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import shapely
+
+from calibration.pose_watch import ANCHOR_SHIFT_PX, PoseWatch
+from calibration.table import TableCalibration
+from rules.engine import Action, Game, Outcome, Placement, RulesInputError, Shape, UnitId
+from rules.roster import Roster
+from rules.terrain import TerrainPiece, place_terrain, terrain_to_json
+from session.floors import stand_on_floors
+from vision.positions import BaseFix, measure_bases, smallest_tag_px
+from vision.tags import TagObservation, gray_frame
+from vision.tracker import Tracker, TrackState
+from vision.windowed import WindowedDetector
+
+DEFAULT_BASE_HEIGHT_IN = 0.125
+"""Tag face above the table for a tag not in the roster, inches."""
+SMALLEST_TAG_IN = 0.5
+"""The smallest base tag we expect (a 25 mm base), inches; it sets the detector's decimation."""
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """What one frame gave. Positions and overlays are table inches; `image` is the BGR frame."""
+
+    frame_index: int
+    t: float
+    image: np.ndarray
+    tags: tuple[TagObservation, ...]
+    fixes: tuple[BaseFix, ...]
+    events: tuple[dict[str, Any], ...]
+    verdicts: tuple[dict[str, Any], ...]
+    overlays: tuple[dict[str, Any], ...]
+    board: Mapping[str, float]
+    calibration: TableCalibration
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+    def project_to_image(self, points_in: np.ndarray) -> np.ndarray:
+        """Table points (N, 3) inches -> image pixels (N, 2)."""
+        return self.calibration.table_to_image(np.asarray(points_in, dtype=np.float64).reshape(-1, 3))
+
+
+def default_setup(roster: Roster | None, terrain: Sequence[TerrainPiece]) -> dict[str, Any]:
+    """The setup object a game starts from when the session gives none: the roster file's own keys (a game's
+    cards, board, limits) with the roster also under "roster", and the table's terrain when there is one."""
+    setup: dict[str, Any] = {}
+    if roster is not None:
+        setup.update(roster.to_json())
+        setup["roster"] = roster.to_json()
+    if terrain or "terrain" not in setup:
+        setup["terrain"] = terrain_to_json(tuple(terrain))
+    return setup
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Everything a pipeline carries from frame to frame, as it stood after `frame`: the game's state and dice,
+    the units' positions, the tracks and the (possibly re-solved) camera pose. A replay sought to a later
+    frame resumes from it instead of starting the game again (session/timeline.py keeps them)."""
+
+    frame: int
+    state: Any
+    rng_state: Any
+    positions: Mapping[UnitId, Placement]
+    tracker: Tracker
+    calibration: TableCalibration
+    pose_watch: PoseWatch
+
+
+class Pipeline:
+    """The live pipeline for one calibrated table. Not thread-safe: one loop drives it.
+
+    game_setup: the game's setup object (docs/scenarios/<game>.md); default: roster + terrain. If the game
+    cannot start from it, the pipeline still measures and tracks, and says why in `status`.
+    declarations: actions players declared, by frame index (a recorded session's declarations.jsonl); each
+    is ruled at its frame, after the frame's own events.
+    """
+
+    def __init__(
+        self,
+        calibration: TableCalibration,
+        roster: Roster | None = None,
+        terrain: Sequence[TerrainPiece] = (),
+        game: Game | None = None,
+        game_setup: Mapping[str, Any] | None = None,
+        seed: int = 0,
+        declarations: Mapping[int, Sequence[Action]] | None = None,
+        fine_every: int = 1,
+    ) -> None:
+        self.calibration = calibration
+        self.roster = roster
+        self.terrain = tuple(terrain)
+        self.game = game
+        self.rng = random.Random(seed)
+        self.declarations = {int(k): tuple(v) for k, v in (declarations or {}).items()}
+        self.tracker = Tracker(known_tags=self._known_tags())
+        w, h = calibration.board_in
+        self.board = {"w": float(w), "d": float(h)}
+        self.min_tag_px = float(smallest_tag_px(calibration, SMALLEST_TAG_IN, 0.0))
+        # fine_every 1: a full scan every frame (replays, golden transcripts); live: FINE_EVERY (vision/windowed.py)
+        self.detector = WindowedDetector(min_tag_px=self.min_tag_px, fine_every=fine_every)
+        self.pose_watch = PoseWatch(calibration)
+        self.state: Any = None
+        self.game_status = "measuring only: no game chosen" if game is None else ""
+        self.pose_problem = ""
+        if game is not None:
+            try:
+                self.state = game.new_state(dict(game_setup) if game_setup else default_setup(roster, terrain))
+            except RulesInputError as err:
+                self.game_status = f"measuring only: {err}"
+        self.positions: dict[UnitId, Placement] = {}
+        self._terrain_tags = {p.tag for p in self.terrain if p.tag is not None}
+        self._printed_in = {t: u.printed_tag_in for t, u in roster.units.items()} if roster is not None else {}
+
+    def checkpoint(self, frame: int) -> Checkpoint:
+        """What this pipeline carries, after it processed `frame` (deep copies: it goes on changing)."""
+        return Checkpoint(frame, self.state, self.rng.getstate(), dict(self.positions), copy.deepcopy(self.tracker),
+                          self.calibration, copy.deepcopy(self.pose_watch))
+
+    def resume(self, cp: Checkpoint) -> None:
+        """Carry on from `cp` (taken from a pipeline of the same setup): the next frame to process is cp.frame + 1.
+        The tag detector starts afresh (a full scan), which finds the same tags."""
+        self.state, self.positions = cp.state, dict(cp.positions)
+        self.rng.setstate(cp.rng_state)
+        self.tracker = copy.deepcopy(cp.tracker)
+        self.calibration, self.pose_watch = cp.calibration, copy.deepcopy(cp.pose_watch)
+
+    @property
+    def status(self) -> str:
+        """What the table should be told: the game not ruled, or a camera whose pose cannot be solved again."""
+        return "; ".join(m for m in (self.pose_problem, self.game_status) if m)
+
+    def _known_tags(self) -> frozenset[int] | None:
+        known: set[int] = set()
+        if self.roster is not None:
+            known |= set(self.roster.units)
+        known |= {p.tag for p in self.terrain if p.tag is not None}
+        return frozenset(known) if self.roster is not None else None
+
+    # ------------------------------------------------------------------------------------------ heights
+    def _base_height(self, tag: int) -> float:
+        unit = self.roster.units.get(tag) if self.roster is not None else None
+        return unit.base_height_in if unit is not None else DEFAULT_BASE_HEIGHT_IN
+
+    def _offsets(self) -> dict[int, tuple[float, float]]:
+        if self.roster is None:
+            return {}
+        return {t: u.tag_offset_in for t, u in self.roster.units.items()}
+
+    def _floor_at(self, pieces: Sequence[TerrainPiece], x: float, y: float) -> float:
+        """The highest elevated floor under (x, y), inches (0 on the table)."""
+        point = shapely.Point(x, y)
+        floors = [p.height_in for p in pieces if "elevated" in p.kinds and p.shape.covers(point)]
+        return max(floors, default=0.0)
+
+    def measure(self, tags: Sequence[TagObservation]) -> tuple[BaseFix, ...]:
+        """Base fixes on each tag's own plane: base height above the table or above the floor it stands on."""
+        ids = [t.id for t in tags if t.id not in self.calibration.layout.anchors]
+        heights = {i: self._base_height(i) for i in ids}
+        for piece in self.terrain:  # a terrain piece's tag sits on its top
+            if piece.tag is not None:
+                heights[piece.tag] = piece.height_in
+        fixes = measure_bases(tags, self.calibration, heights, self._offsets())
+        if not any("elevated" in p.kinds for p in self.terrain):
+            return tuple(fixes)
+        carriers = {f.tag: Placement(f.tag, f.x, f.y, yaw_deg=f.yaw_deg) for f in fixes if f.tag in self._terrain_tags}
+        floors = [p for p in place_terrain(self.terrain, carriers) if "elevated" in p.kinds and p.height_in > 0]
+        if not floors:
+            return tuple(fixes)
+        return stand_on_floors(fixes, self.calibration.camera_position_in, floors, self._printed_in, self._terrain_tags)
+
+    # ------------------------------------------------------------------------------------------ positions
+    def _placements(self) -> dict[UnitId, Placement]:
+        """Units on the table now, from the tracker (settled positions; a lifted base is not on the table)."""
+        out: dict[UnitId, Placement] = {}
+        for tag, view in self.tracker.tracks.items():
+            if tag in self._terrain_tags or view.state is TrackState.LIFTED:
+                continue
+            if self.roster is not None and tag not in self.roster.units:
+                continue
+            z = max(0.0, view.z - self._base_height(tag))
+            out[tag] = Placement(tag, view.x, view.y, z, view.pm, view.yaw_deg)
+        return out
+
+    # ------------------------------------------------------------------------------------------ rules
+    def _action_for(self, event: Mapping[str, Any], before: Mapping[UnitId, Placement]) -> Action | None:
+        """The game action a tracker event stands for (None when the game has nothing to rule)."""
+        assert self.game is not None
+        tag = int(event["tag"])
+        kind = event.get("type")
+        if self.game.name == "valknut" and kind == "move":
+            from rules.valknut.game import action_from_move_event
+
+            action = action_from_move_event(event, self.state, before)
+            now = self._placements().get(tag)
+            if now is None:
+                return action
+            # the floor it now stands on: a climb onto a 3" ruin is 3" up, not up and back down
+            return Action(action.kind, action.unit, {**action.params, "z": now.z})
+        if self.game.name == "valknut" and kind == "placed" and getattr(self.state, "phase", "") == "deploy":
+            return Action("deploy", tag, {"to": list(event["at_in"])})
+        if self.game.board == "hex" and kind in ("placed", "move"):
+            x, y = event["to_in"] if kind == "move" else event["at_in"]
+            came_from = (float(event["from_in"][0]), float(event["from_in"][1])) if kind == "move" else None
+            return self.game.camera_action(self.state, tag, str(kind), (float(x), float(y)), came_from)
+        if kind == "move":
+            params = {"to": list(event["to_in"]), "length_in": event["length_in"], "pm_in": event["pm_in"]}
+            now = self._placements().get(tag)
+            if now is not None:
+                params["z"] = now.z  # the floor it now stands on
+            return Action("move", tag, params)
+        return None
+
+    def declare(self, action: Action) -> list[dict[str, Any]]:
+        """Rule on an action a player declared (in the UI or in a recorded session's declarations)."""
+        return self._apply(action, dict(self.positions))
+
+    def _rule(self, event: Mapping[str, Any], before: dict[UnitId, Placement], dry: bool = False) -> list[dict[str, Any]]:
+        if self.game is None or self.state is None or "tag" not in event:  # camera_moved: no unit, nothing to rule
+            return []
+        tag = int(event["tag"])
+        # a base put down the frame after it went unseen (LIFTED) is missing from `before`: it still started somewhere
+        mover = before.get(tag) if event.get("type") == "move" else None
+        if mover is None and event.get("type") == "move":
+            mover = self._placements().get(tag)
+        if mover is not None:
+            x0, y0 = float(event["from_in"][0]), float(event["from_in"][1])
+            floor = self._floor_at(place_terrain(self.terrain, before), x0, y0)  # where it stood, not where it is
+            before[tag] = mover.moved_to(x0, y0, floor)
+        action = self._action_for(event, before)
+        if action is None:
+            return []
+        return self._apply(action, before, dry)
+
+    def _next_to_rule(self, pending: Sequence[Mapping[str, Any]], before: Mapping[UnitId, Placement]) -> int:
+        """Which of a frame's events to rule first. The camera reports in one frame what the players did within
+        a moment (two tiles put down in turn, found together): the first event that is legal now is ruled
+        first, so their order of play is kept; if none is, they go in the tracker's order (by tag)."""
+        if len(pending) < 2 or self.game is None or self.state is None:
+            return 0
+        for k, event in enumerate(pending):
+            if self._legal_now(event, before):
+                return k
+        return 0
+
+    def _legal_now(self, event: Mapping[str, Any], before: Mapping[UnitId, Placement]) -> bool:
+        """Whether ruling `event` now would draw no illegal verdict: a dry run on a copy of the dice that never
+        touches the state (other threads read it: the page's action list, a declaration's own dry run)."""
+        ruled = self._rule(event, dict(before), dry=True)
+        return not any(v.get("outcome") == Outcome.ILLEGAL.value for v in ruled)
+
+    def _apply(self, action: Action, before: dict[UnitId, Placement], dry: bool = False) -> list[dict[str, Any]]:
+        """Rule `action` and take the game's new state (dry: only the verdicts, with a copy of the dice)."""
+        if self.game is None or self.state is None:
+            return []
+        tag = action.unit
+        dice = self.rng
+        if dry:
+            dice = random.Random()
+            dice.setstate(self.rng.getstate())
+        try:
+            result = self.game.apply(self.state, before, action, dice)
+        except RulesInputError as err:
+            return [{"rule": f"{self.game.name}.input", "outcome": Outcome.ILLEGAL.value, "message": str(err),
+                     "unit": tag, "numbers": {}}]
+        if not dry:
+            self.state = result.state
+        return [v.to_json() for v in result.verdicts]
+
+    # ------------------------------------------------------------------------------------------ frame
+    def process(self, frame: Any, declared: Sequence[Action] = ()) -> FrameResult:
+        """Run one frame (anything with .index, .t and a BGR .image) through every stage; `declared` are the
+        players' declared actions at this frame, ruled after the frame's own events."""
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        image = frame.image
+        self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
+        tags = self.detector.detect(gray_frame(image))
+        knocked = self._check_pose(tags, (int(image.shape[1]), int(image.shape[0])), int(frame.index))
+        # the anchors say the camera moved but the pose cannot be solved yet (an anchor under a hand): this
+        # frame's positions would be off by the knock, so it is not measured or tracked (no false moves)
+        unsure = not knocked and (self.pose_watch.shift_px(tags) or 0.0) > ANCHOR_SHIFT_PX
+        self.pose_problem = (
+            "the camera or an anchor has moved and the pose cannot be solved again yet: uncover all four anchors, "
+            "or put a moved anchor back (or calibrate again); nothing is measured meanwhile" if unsure else ""
+        )
+        t1 = time.perf_counter()
+        fixes = () if unsure else self.measure(tags)
+        t2 = time.perf_counter()
+        before = self._placements()
+        tracked = [] if unsure else self.tracker.update(int(frame.index), float(frame.t), fixes)
+        events = knocked + [e.to_json() for e in tracked]
+        t3 = time.perf_counter()
+        verdicts: list[dict[str, Any]] = []
+        pending = list(events)
+        while pending:
+            event = pending.pop(self._next_to_rule(pending, before))
+            for v in self._rule(event, dict(before)):
+                verdicts.append({**v, "frame": int(frame.index), "event": event.get("type")})
+            before = self._placements()
+        self.positions = self._placements()
+        for action in (*self.declarations.get(int(frame.index), ()), *declared):
+            for v in self.declare(action):
+                verdicts.append({**v, "frame": int(frame.index), "event": "declared", "action": action.to_json()})
+        overlays = self._overlays(self.positions)
+        t4 = time.perf_counter()
+        timings.update(detect=(t1 - t0) * 1e3, map=(t2 - t1) * 1e3, track=(t3 - t2) * 1e3, rules=(t4 - t3) * 1e3)
+        return FrameResult(
+            frame_index=int(frame.index),
+            t=float(frame.t),
+            image=image,
+            tags=tuple(tags),
+            fixes=fixes,
+            events=tuple(events),
+            verdicts=tuple(verdicts),
+            overlays=tuple(overlays),
+            board=self.board,
+            calibration=self.calibration,
+            timings_ms=timings,
+        )
+
+    def _check_pose(self, tags: Sequence[TagObservation], size: tuple[int, int], frame: int) -> list[dict[str, Any]]:
+        """Solve the pose again when the anchors say the camera moved; a "camera_moved" event if it did."""
+        moved = self.pose_watch.check(tags, size)
+        if moved is None:
+            return []
+        self.calibration, shift = moved
+        if shift is None:  # a refinement in the frames after a knock, not news
+            return []
+        return [{"type": "camera_moved", "frame": frame, "anchor_shift_px": round(shift, 2),
+                 "residual_px": round(self.calibration.residual_px, 3)}]
+
+    def _overlays(self, positions: Mapping[UnitId, Placement], selected: int | None = None) -> list[dict[str, Any]]:
+        shapes: list[dict[str, Any]] = []
+        for piece in place_terrain(self.terrain, positions):
+            style = "terrain-blocking" if "blocking" in piece.kinds else "terrain"
+            shapes.append({"shape": Shape.POLYGON.value, "points": [list(p) for p in piece.polygon], "style": style,
+                           "radius": 0.0, "inner": 0.0, "label": piece.name, "unit": None, "owner": None})
+        if self.game is not None and self.state is not None:
+            with contextlib.suppress(RulesInputError):
+                shapes += [o.to_json() for o in self.game.overlays(self.state, positions, selected)]
+        return shapes
+
+    def overlays_now(self) -> list[dict[str, Any]]:
+        """The terrain and the game's shapes for the positions as they stand (after a declared action)."""
+        return self._overlays(self.positions)
+
+    def overlays_for(self, selected: int) -> list[dict[str, Any]]:
+        """The game's shapes with `selected` chosen: its rings, bands and movement allowance."""
+        if self.game is None or self.state is None:
+            return []
+        return [o.to_json() for o in self.game.overlays(self.state, self.positions, selected)]
+
+    def ask(self, unit: int, target: int) -> dict[str, Any]:
+        """What the game says of `unit` attacking `target` now (the to-hit number where the game has one)."""
+        if self.game is None or self.state is None or self.game.name != "valknut":
+            return {}
+        from rules.valknut.table import Table
+        from rules.valknut.units import to_hit
+
+        table = Table.of(self.state, self.positions)
+        try:
+            acc, eva = table.stats(unit).accuracy, table.stats(target).evasion
+        except (KeyError, AttributeError, RulesInputError):
+            return {}
+        return {"to_hit": to_hit(acc, eva), "accuracy": acc, "evasion": eva}

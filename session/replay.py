@@ -1,0 +1,235 @@
+"""Replay a recorded session, a video file or a folder of frames through the pipeline, as JSON events.
+
+Shared by `tablesight replay` and the tests. `open_replay(...)` reads the source and its setup (calibration,
+roster, terrain, game, the game's setup object and the players' declared actions: a recorded session carries
+them as calibration.json, roster.json, terrain.json, setup.json and declarations.jsonl; flags override);
+`ReplayRun.events()` yields, frame by frame, one JSON object per event:
+
+- the tracker's events as they are ({"type": "move", "frame": n, "tag", "from_in", "to_in", "length_in",
+  "pm_in", ...}, "placed", "unknown_tag", "duplicate_tag"),
+- {"type": "verdict", "frame": n, "rule", "outcome", "message", "unit", "numbers", "event", ...} for every
+  ruling of the game,
+- {"type": "score", "frame": n, "score": {...}} when the game's score changes,
+- {"type": "camera_moved", "frame": n, "anchor_shift_px": s, "residual_px": r} when the anchors are no longer
+  where the calibration puts them (the camera was knocked) and the pose was solved again from them,
+- and last {"type": "summary", "frame": last, "frames": N, "moves": M, "verdicts": V, "illegal": I,
+  "too_close": C, "score": ..., "seconds": s}. Nothing but "seconds" depends on the machine or the clock.
+
+`python -m session.replay --golden DIR...` writes each session's golden.jsonl (what `replay DIR --json` prints).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from calibration.errors import InputError
+from calibration.table import TableCalibration, load_calibration
+from rules.engine import Action, Game, RulesInputError, find_game
+from rules.roster import Roster, parse_roster
+from rules.terrain import TerrainPiece, parse_terrain
+from session.pipeline import Pipeline
+from session.setup_files import check_tags_apart, read_json_file
+from session.store import SessionStore
+from vision.session_dir import RecordedSession, is_session_dir
+from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource
+
+
+class ReplayInputError(InputError):
+    """A replay input (source, setup file, declarations) that cannot be used; one sentence naming it."""
+
+
+def read_declarations(path: Path) -> dict[int, list[Action]]:
+    """declarations.jsonl: {"frame": n, "action": {"kind", "unit", "params"}} a line -> actions by frame."""
+    out: dict[int, list[Action]] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ReplayInputError(f"The declarations file {path} cannot be read ({err}); check it.") from None
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            frame = obj["frame"]
+            if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
+                raise ValueError
+            action = Action.from_json(obj["action"])
+        except (ValueError, KeyError, TypeError, RulesInputError):
+            raise ReplayInputError(f'{path} line {n} is not a declaration like {{"frame": 12, "action": {{"kind": '
+                                   '"end_activation", "unit": 14}}; fix or delete that line.') from None
+        out.setdefault(frame, []).append(action)
+    return out
+
+
+@dataclass(frozen=True)
+class ReplaySetup:
+    """What a replay runs with: the calibration, roster, terrain, game, its setup object, the declarations."""
+
+    calibration: TableCalibration
+    roster: Roster | None = None
+    terrain: tuple[TerrainPiece, ...] = ()
+    game: Game | None = None
+    game_setup: Mapping[str, Any] | None = None
+    declarations: Mapping[int, list[Action]] = field(default_factory=dict)
+
+
+def open_source(spec: str | Path) -> FrameSource:
+    """A recorded session directory, a folder of frames or a video file (never a camera)."""
+    path = Path(spec)
+    if not path.exists():
+        raise ReplayInputError(f"Replay source {path} does not exist; give a recorded session directory, a video "
+                               "file or a folder of frames.")
+    if is_session_dir(path):
+        return SessionSource(path)
+    if path.is_dir():
+        return FolderSource(path)
+    return VideoSource(path)
+
+
+def session_plan(session: RecordedSession | None, game: Game | None) -> tuple[dict[str, Any] | None,
+                                                                           dict[int, list[Action]]]:
+    """The game setup object and the declared actions by frame that a recorded session carries (manifest keys
+    "game", "setup", "declarations"); the setup only when the session was recorded for that same game."""
+    if session is None:
+        return None, {}
+    extra: Mapping[str, Any] = session.manifest.extra
+    game_setup = None
+    setup_name = extra.get("setup")
+    if isinstance(setup_name, str) and game is not None and game.name == extra.get("game"):
+        game_setup = read_json_file(session.directory / setup_name, "game setup")
+        if not isinstance(game_setup, dict):
+            raise ReplayInputError(f"The game setup file {session.directory / setup_name} must hold a JSON object.")
+    decl_name = extra.get("declarations")
+    declarations = read_declarations(session.directory / decl_name) if isinstance(decl_name, str) else {}
+    return game_setup, declarations
+
+
+def load_setup(source: FrameSource, calibration: Path | None = None, roster: Path | None = None,
+               terrain: Path | None = None, game: str | None = None) -> ReplaySetup:
+    """The replay's setup: flags first, then what a recorded session carries. Raises InputError /
+    RulesInputError naming the bad file."""
+    session = source.session if isinstance(source, SessionSource) else None
+    extra: Mapping[str, Any] = session.manifest.extra if session is not None else {}
+    cal_path = calibration or (session.calibration_path if session is not None else None)
+    if cal_path is None:
+        raise ReplayInputError(f"{source.description} has no calibration; give --calibration CAL.json (made with "
+                               "tablesight calibrate).")
+    cal = load_calibration(cal_path)
+    cal.check_frame(source.size)
+    roster_path = roster or (session.roster_path if session is not None else None)
+    ros = parse_roster(read_json_file(roster_path, "roster"), str(roster_path)) if roster_path is not None else None
+    terrain_path = terrain or (session.terrain_path if session is not None else None)
+    ter = parse_terrain(read_json_file(terrain_path, "terrain")) if terrain_path is not None else ()
+    check_tags_apart(ros, ter)
+    name = game or (extra.get("game") if isinstance(extra.get("game"), str) else None)
+    if name is None and ros is not None:
+        name = ros.game
+    chosen = find_game(name) if name else None
+    game_setup, declarations = session_plan(session, chosen)
+    return ReplaySetup(cal, ros, ter, chosen, game_setup, declarations)
+
+
+class ReplayRun:
+    """One replay of `source` with `setup`; `events()` yields the JSON events (see the module docstring) and
+    records them in `store` as they happen if one is given."""
+
+    def __init__(self, source: FrameSource, setup: ReplaySetup, store: SessionStore | None = None,
+                 seed: int = 0) -> None:
+        self.source = source
+        self.setup = setup
+        self.store = store
+        self.pipeline = Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup, seed,
+                                 declarations=setup.declarations)
+        self.frames = 0
+        self.counts = {"moves": 0, "verdicts": 0, "illegal": 0, "too_close": 0, "camera_moved": 0}
+
+    @property
+    def total_frames(self) -> int | None:
+        src = self.source
+        if isinstance(src, SessionSource):
+            return len(src.session.entries)
+        if isinstance(src, FolderSource):
+            return len(src.files)
+        if isinstance(src, VideoSource):
+            return src.declared_frames
+        return None
+
+    def _emit(self, event: dict[str, Any]) -> dict[str, Any]:
+        if self.store is not None:
+            if event["type"] == "verdict":
+                self.store.add_verdict(int(event["frame"]), event)
+            else:
+                self.store.add_event(event)
+        return event
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        started = time.perf_counter()
+        pipe = self.pipeline
+        game = self.setup.game
+        score = game.score(pipe.state) if game is not None and pipe.state is not None else None
+        last = -1
+        if self.store is not None:
+            self.store.begin_session(source=self.source.description, game=game.name if game else "",
+                                     meta={"replay": True})
+        if game is not None and pipe.status:
+            yield self._emit({"type": "status", "frame": 0, "message": pipe.status})
+        for frame in self.source:
+            result = pipe.process(frame)
+            self.frames += 1
+            last = int(frame.index)
+            if self.store is not None:
+                self.store.add_frame(last, float(frame.t))
+            for event in result.events:
+                if event.get("type") == "move":
+                    self.counts["moves"] += 1
+                if event.get("type") == "camera_moved":
+                    self.counts["camera_moved"] += 1
+                yield self._emit(dict(event))
+            for v in result.verdicts:
+                self.counts["verdicts"] += 1
+                self.counts["illegal"] += v.get("outcome") == "illegal"
+                self.counts["too_close"] += v.get("outcome") == "too close to call"
+                yield self._emit({"type": "verdict", "frame": last, **{k: x for k, x in v.items() if k != "frame"}})
+            now = game.score(pipe.state) if game is not None and pipe.state is not None else None
+            if now != score:
+                score = now
+                yield self._emit({"type": "score", "frame": last, "score": now})
+        summary: dict[str, Any] = {"type": "summary", "frame": last, "frames": self.frames, **self.counts}
+        if score is not None:
+            summary["score"] = score
+        summary["seconds"] = round(time.perf_counter() - started, 2)
+        yield self._emit(summary)
+
+
+def json_line(event: Mapping[str, Any]) -> str:
+    return json.dumps(event)
+
+
+def write_golden(directory: Path) -> Path:
+    """Replay a session and write what `tablesight replay DIR --json` prints to DIR/golden.jsonl."""
+    source = open_source(directory)
+    with source:
+        run = ReplayRun(source, load_setup(source))
+        text = "".join(json_line(e) + "\n" for e in run.events())
+    target = directory / "golden.jsonl"
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m session.replay", description="Write sample sessions' goldens.")
+    parser.add_argument("--golden", nargs="+", type=Path, required=True, metavar="DIR")
+    args = parser.parse_args(argv)
+    for d in args.golden:
+        print(write_golden(d))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,338 @@
+"""What a running server holds: the table setup (calibration, roster, terrain, game), the live loop, replays.
+
+The setup is read at start from the flags, the recorded session's attachments and the setup folder (in
+that order of preference); the browser can change it, and every change is saved to the setup folder and
+makes the loops build a fresh pipeline.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from calibration.errors import InputError
+from rules.engine import Action, RulesInputError, find_game
+from rules.roster import Roster, parse_roster
+from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
+from session.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
+from session.live_loop import DetectOnly, Feed, LiveLoop, PipelineLike
+from session.paths import SAMPLE_SESSION_DIR, confined_session
+from session.recording import LiveRecording
+from session.settings import Settings
+from session.setup_files import check_tags_apart, read_json_file
+from session.timeline import Timeline
+from vision.session_dir import is_session_dir, open_session
+from vision.sources import CameraSource, VideoSource
+
+LIVE_FINE_SCAN_EVERY = 15
+"""Frames in which the server's full-resolution sweep covers the whole frame, one cell a frame, while tags are
+looked for around where they were (vision/windowed.py): a camera or a video, which must keep up."""
+RECORDING_FINE_SCAN_EVERY = 1
+"""A recorded session (the sample, --replay, the replay page) scans every frame whole, as `tablesight replay`
+does: it is ruled exactly as the command rules it (a tile found a few frames late could be ruled out of turn)."""
+
+MAX_OPEN_REPLAYS = 2
+"""Recorded sessions kept open at once on the replay page (the oldest is closed first)."""
+
+
+class SetupError(InputError):
+    """A setup file (calibration, roster, terrain) or a source that cannot be used."""
+
+
+@dataclass
+class TableSetup:
+    """The current calibration (TableCalibration or None), roster, terrain pieces and game name."""
+
+    calibration: Any = None
+    roster: Roster | None = None
+    terrain: tuple[TerrainPiece, ...] = ()
+    game: str | None = None
+    game_setup: dict[str, Any] | None = None
+    """The game's setup object a recorded session carries (None: start from the roster and terrain)."""
+    declarations: dict[int, list[Action]] = field(default_factory=dict)
+    """Actions the players declared in a recorded session, by frame index."""
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def terrain_json(self) -> dict[str, Any]:
+        return terrain_to_json(self.terrain)
+
+
+def with_session_plan(setup: TableSetup, session_dir: Path | None) -> TableSetup:
+    """`setup` plus the game setup and declarations a recorded session carries, when it was recorded for
+    the same game."""
+    if session_dir is None or not is_session_dir(session_dir) or setup.game is None:
+        return setup
+    from session.replay import session_plan
+
+    game_setup, declarations = session_plan(open_session(session_dir), find_game(setup.game))
+    setup.game_setup, setup.declarations = game_setup, declarations
+    return setup
+
+
+def load_setup_files(
+    calibration: Path | None, roster: Path | None, terrain: Path | None, game: str | None
+) -> TableSetup:
+    """A TableSetup from files (any may be None); raises InputError/RulesInputError naming the bad file."""
+    from calibration.table import load_calibration
+
+    cal = load_calibration(calibration) if calibration is not None else None
+    ros = parse_roster(read_json_file(roster, "roster"), str(roster)) if roster is not None else None
+    ter = parse_terrain(read_json_file(terrain, "terrain")) if terrain is not None else ()
+    check_tags_apart(ros, ter)
+    name = game or (ros.game if ros is not None else None)
+    if name is not None:
+        name = find_game(name).name
+    return TableSetup(calibration=cal, roster=ros, terrain=ter, game=name)
+
+
+def make_pipeline(setup: TableSetup, fine_every: int = LIVE_FINE_SCAN_EVERY) -> PipelineLike:
+    """The full pipeline for a calibrated table; without a calibration, tags are only found (for the wizard).
+    fine_every: LIVE_FINE_SCAN_EVERY for a camera or video, RECORDING_FINE_SCAN_EVERY for a recording."""
+    with setup.lock:
+        cal, roster, terrain, game = setup.calibration, setup.roster, setup.terrain, setup.game
+    if cal is None:
+        return DetectOnly()
+    from session.pipeline import Pipeline
+
+    with setup.lock:
+        game_setup, declarations = setup.game_setup, setup.declarations
+    return Pipeline(cal, roster, terrain, find_game(game) if game else None, game_setup,
+                    declarations=declarations, fine_every=fine_every)
+
+
+class Runtime:
+    """The server's live loop, open replays and the live table's setup."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.sessions_dir = settings.sessions_dir.resolve()
+        self.setup_dir = settings.setup_dir
+        self.live_source = self._live_source_path()
+        self.setup = self._initial_setup()
+        self.recording: LiveRecording | None = None
+        """Records a camera or a video into the sessions folder as it plays (not with --no-record)."""
+        open_feed: Callable[[], Feed] = self._open_live_feed
+        recorded = settings.source_kind in ("sample", "replay") and settings.scan == "auto"
+        scan = RECORDING_FINE_SCAN_EVERY if recorded else LIVE_FINE_SCAN_EVERY
+        new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup, scan)  # noqa: E731
+        if settings.record and settings.source_kind in ("camera", "video"):
+            self.recording = LiveRecording(self.sessions_dir, self.setup, make_pipeline)
+            open_feed, new_pipeline = self.recording.feed(open_feed), self.recording.make_pipeline
+        self.live = LiveLoop(
+            open_feed,
+            new_pipeline,
+            roster=lambda: self.setup.roster,
+            paced=settings.source_kind in ("sample", "replay", "video"),
+            at_end="loop" if settings.source_kind == "sample" and settings.loop_sample else "pause",
+            jpeg_quality=settings.jpeg_quality,
+            name="live",
+        )
+        self.live.recorder = self.recording
+        self._replays: OrderedDict[str, tuple[LiveLoop, TableSetup]] = OrderedDict()
+        self._timelines: dict[str, Timeline] = {}
+        self._replay_lock = threading.Lock()
+
+    # ---- start and stop ----
+
+    def start(self) -> None:
+        self.live.start()
+
+    def stop(self) -> None:
+        self.live.stop()
+        if self.recording is not None:
+            self.recording.close()
+        with self._replay_lock:
+            for loop, _ in self._replays.values():
+                loop.stop()
+            self._replays.clear()
+            for timeline in self._timelines.values():
+                timeline.stop()
+            self._timelines.clear()
+
+    # ---- the live source ----
+
+    def _live_source_path(self) -> Path | None:
+        s = self.settings
+        if s.source_kind == "sample":
+            path = Path(s.source) if s.source else SAMPLE_SESSION_DIR
+            if not path.is_dir():
+                raise SetupError(f"The sample session {path} is missing; pass --camera, --video or --replay.")
+            try:
+                RecordingFeed.open(path).close()
+            except InputError:
+                raise SetupError(f"The sample session {path} holds no frames yet; pass --camera, --video or "
+                                 "--replay.") from None
+            return path
+        if s.source_kind == "replay":
+            if not s.source or not Path(s.source).is_dir():
+                raise SetupError(f"--replay {s.source} is not a folder; give a recorded session's folder.")
+            RecordingFeed.open(Path(s.source)).close()  # a folder without frames is one sentence now
+            return Path(s.source)
+        if s.source_kind == "video":
+            if not s.source or not Path(s.source).is_file():
+                raise SetupError(f"--video {s.source} is not a file; give a video file's path.")
+            with VideoSource(Path(s.source)) as video:
+                next(iter(video), None)  # not a video, or no readable frame: one sentence now, not an empty feed
+            return Path(s.source)
+        return None
+
+    def _initial_setup(self) -> TableSetup:
+        s = self.settings
+        session = self.live_source if self.live_source is not None and self.live_source.is_dir() else None
+
+        def pick(flag: Path | None, name: str) -> Path | None:
+            if flag is not None:
+                return flag
+            if session is not None and (session / name).is_file():
+                return session / name
+            saved = self.setup_dir / name
+            return saved if saved.is_file() else None
+
+        setup = load_setup_files(
+            pick(s.calibration_file, "calibration.json"),
+            pick(s.roster_file, "roster.json"),
+            pick(s.terrain_file, "terrain.json"),
+            s.game,
+        )
+        return with_session_plan(setup, session)
+
+    def _open_live_feed(self) -> Feed:
+        s = self.settings
+        if s.source_kind == "camera":
+            device: int | str = int(s.source) if s.source and s.source.isdigit() else (s.source or "0")
+            return NewestFrameFeed(CameraSource(device, skip_bad_frames=True))  # never a stale queued frame
+        assert self.live_source is not None
+        if s.source_kind == "video":
+            return StreamFeed(VideoSource(self.live_source, skip_bad_frames=True))
+        return RecordingFeed.open(self.live_source)
+
+    # ---- changes from the browser ----
+
+    def save_setup_file(self, name: str, obj: Any) -> None:
+        self.setup_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.setup_dir / (name + ".tmp")
+        tmp.write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(self.setup_dir / name)
+
+    def set_terrain(self, obj: Any) -> tuple[TerrainPiece, ...]:
+        pieces = parse_terrain(obj)
+        check_tags_apart(self.setup.roster, pieces)
+        with self.setup.lock:
+            self.setup.terrain = pieces
+        self.save_setup_file("terrain.json", terrain_to_json(pieces))
+        self.live.rebuild()
+        return pieces
+
+    def set_roster(self, obj: Any) -> Roster:
+        roster = parse_roster(obj)
+        game = find_game(roster.game)
+        check_tags_apart(roster, self.setup.terrain)
+        with self.setup.lock:
+            self.setup.roster = roster
+            self.setup.game = game.name
+            self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its roster
+        self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
+        self.live.rebuild()
+        return roster
+
+    def set_game(self, name: str) -> str:
+        game = find_game(name)
+        with self.setup.lock:
+            if self.setup.game != game.name:
+                self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its game
+            self.setup.game = game.name
+        self.live.rebuild()
+        return game.name
+
+    def set_calibration(self, cal: Any) -> None:
+        with self.setup.lock:
+            self.setup.calibration = cal
+        self.save_setup_file("calibration.json", cal.to_json())
+        self.live.rebuild()
+
+    # ---- replays ----
+
+    def replay(self, name: str) -> tuple[LiveLoop, TableSetup]:
+        """The replay loop of session `name` (opened, paused on its first frame, if it was not open)."""
+        path = confined_session(self.sessions_dir, name)
+        with self._replay_lock:
+            if name in self._replays:
+                self._replays.move_to_end(name)
+                return self._replays[name]
+            feed = RecordingFeed.open(path)  # raises a clear error before a loop is made
+            frames = len(feed)
+            feed.close()
+            setup = self._session_setup(path)
+            # the loop's thread asks the timeline itself, never through this lock: the lock is held while an old
+            # replay is stopped, which waits for that replay's thread (maybe mid-seek, asking for a checkpoint)
+            timeline = Timeline(path, lambda: make_pipeline(setup, RECORDING_FINE_SCAN_EVERY))
+            loop = LiveLoop(
+                lambda: RecordingFeed.open(path),
+                lambda: make_pipeline(setup, RECORDING_FINE_SCAN_EVERY),
+                roster=lambda: setup.roster,
+                paced=True,
+                at_end="pause",
+                jpeg_quality=self.settings.jpeg_quality,
+                name=f"replay {name}",
+                frames=frames,
+                checkpoint_before=timeline.checkpoint_before,
+            )
+            loop.pause()
+            loop.step()
+            loop.start()
+            self._replays[name] = (loop, setup)
+            self._timelines[name] = timeline.start()
+            while len(self._replays) > MAX_OPEN_REPLAYS:
+                old_name, (old, _s) = self._replays.popitem(last=False)
+                old.stop()
+                self._timelines.pop(old_name).stop()
+            return loop, setup
+
+    def timeline(self, name: str) -> Timeline:
+        """The event timeline of an open replay (see `replay`)."""
+        self.replay(name)
+        with self._replay_lock:
+            return self._timelines[name]
+
+    def _session_setup(self, path: Path) -> TableSetup:
+        def att(name: str) -> Path | None:
+            p = path / name
+            return p if p.is_file() else None
+
+        try:
+            setup = load_setup_files(att("calibration.json"), att("roster.json"), att("terrain.json"), None)
+            return with_session_plan(setup, path)
+        except (InputError, RulesInputError) as err:
+            raise SetupError(f"Session {path.name} has a setup file that cannot be used: {err}") from None
+
+
+def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:
+    """Every recorded session (or folder of frames) directly inside the sessions folder, newest first."""
+    from session.paths import SESSION_NAME_RE
+
+    out: list[dict[str, Any]] = []
+    if not sessions_dir.is_dir():
+        return out
+    for p in sessions_dir.iterdir():
+        if not SESSION_NAME_RE.fullmatch(p.name) or not p.is_dir():
+            continue
+        try:
+            confined_session(sessions_dir, p.name)
+        except InputError:
+            continue  # a symlink leading outside is not offered
+        info: dict[str, Any] = {"name": p.name, "recorded": is_session_dir(p), "frames": None, "duration_s": None}
+        try:
+            feed = RecordingFeed.open(p)
+            info["frames"] = len(feed)
+            info["duration_s"] = round(feed.duration_s, 2)
+        except InputError:
+            continue
+        info["mtime"] = p.stat().st_mtime
+        out.append(info)
+    out.sort(key=lambda i: -i["mtime"])
+    return out

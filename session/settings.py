@@ -1,0 +1,78 @@
+"""The web server's settings: where it listens, who may connect, where sessions live, what it watches.
+
+One pydantic model, filled by `tablesight serve` from its flags (or by a test). Loopback hosts need no
+token; any other host needs one, and `with_defaults` makes one up when none is given.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SourceKind = Literal["sample", "camera", "video", "replay"]
+
+MIB = 1024 * 1024
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` only accepts connections from this machine (127.0.0.0/8, ::1, "localhost")."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class Settings(BaseModel):
+    """Everything the server needs to start.
+
+    source_kind / source: what the live page watches: "camera" (an index such as "0", or a stream URL),
+    "video" (a file), "replay" (a recorded session folder) or "sample" (the bundled sample session;
+    `source` may name another session folder to play instead).
+    token: the access token; required when `host` is not loopback. Checked on every HTTP and WebSocket
+    request as `?token=`, an `Authorization: Bearer` header or the cookie the pages set.
+    sessions_dir: recorded sessions (one folder each); nothing outside it is served.
+    setup_dir: where the calibration, terrain and roster edited in the browser are saved.
+    record: record a camera or a video as it plays into a new folder of `sessions_dir` (frames, setup files,
+    declarations, session.sqlite of events and verdicts); a replay or the sample is never recorded.
+    max_upload_bytes / max_json_bytes: size limits of an uploaded image and of a posted JSON body.
+    scan: how the live loop looks for tags: "auto" (a camera or video is swept, session.runtime's
+    LIVE_FINE_SCAN_EVERY; a recording is scanned whole each frame, as `tablesight replay` does) or "sweep"
+    (a recording too is swept, as a camera would be: what `tablesight bench --web` measures).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8000
+    token: str | None = None
+    sessions_dir: Path = Path("sessions")
+    setup_dir: Path = Path("setup")
+    source_kind: SourceKind = "sample"
+    source: str | None = None
+    game: str | None = None
+    calibration_file: Path | None = None
+    roster_file: Path | None = None
+    terrain_file: Path | None = None
+    max_upload_bytes: Annotated[int, Field(gt=0)] = 12 * MIB
+    max_json_bytes: Annotated[int, Field(gt=0)] = 1 * MIB
+    max_uploads: Annotated[int, Field(gt=0)] = 40
+    jpeg_quality: Annotated[int, Field(ge=10, le=100)] = 80
+    loop_sample: bool = True
+    record: bool = True
+    scan: Literal["auto", "sweep"] = "auto"
+
+    @property
+    def needs_token(self) -> bool:
+        return self.token is not None or not is_loopback(self.host)
+
+    def with_defaults(self) -> Settings:
+        """These settings with a fresh random token when the host is not loopback and none was given."""
+        if self.token is None and not is_loopback(self.host):
+            return self.model_copy(update={"token": secrets.token_urlsafe(18)})
+        return self

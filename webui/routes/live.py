@@ -1,0 +1,254 @@
+"""The live table: its page, the frame stream (WebSocket or MJPEG), selection, questions, the game chooser,
+and the actions the camera cannot see (setup, paths, attacks, ending an activation), declared by the players."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Request, WebSocket
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic_core import PydanticCustomError
+from starlette.concurrency import run_in_threadpool
+
+from rules.engine import Action, ActionError, RulesInputError, game_names
+from rules.roster import Roster
+from session.ask import ask_about
+from session.live_loop import LoopNotReady
+from webui.deps import RuntimeDep, page
+from webui.json_body import json_body
+from webui.streaming import mjpeg_response, websocket_feed
+
+router = APIRouter()
+
+CAMERA_KINDS = frozenset({"move", "disengage"})
+"""Action kinds the camera produces by itself (a base moved); they are not offered for declaring."""
+MAX_ACTIONS = 60
+"""At most this many declarable actions are listed at once (filter by unit to see the rest)."""
+
+
+def _not_bool(value: Any) -> Any:
+    """JSON true/false is not a tag id (pydantic would take it for 1/0 and ask about unit 1)."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("tag_id_bool", "a tag id is a whole number, not true or false")
+    return value
+
+
+TagId = Annotated[int, BeforeValidator(_not_bool)]
+"""A unit's tag id in a request body: a whole number ("13" and 13.0 are taken as 13), never true or false."""
+
+
+class Selection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    unit: TagId | None = None
+
+
+class Question(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    unit: TagId
+    target: TagId
+
+
+class GameChoice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    game: str
+
+
+@router.get("/")
+def live_page(request: Request, runtime: RuntimeDep) -> Response:
+    return page(request, "live.html", "live", ws_path="/ws/live", source=runtime.settings.source_kind)
+
+
+@router.websocket("/ws/live")
+async def live_socket(ws: WebSocket) -> None:
+    await websocket_feed(ws, ws.app.state.runtime.live)
+
+
+@router.get("/api/live/stream.mjpg")
+def live_mjpeg(runtime: RuntimeDep) -> Response:
+    return mjpeg_response(runtime.live)
+
+
+@router.get("/api/live/frame.jpg")
+def live_frame(runtime: RuntimeDep) -> Response:
+    item = runtime.live.broadcast.latest_frame
+    if item is None or item.jpeg is None:
+        return Response(b'{"detail": "No frame has arrived yet; wait a moment and try again."}', 503,
+                        media_type="application/json")
+    return Response(item.jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@router.get("/api/live/status")
+def live_status(runtime: RuntimeDep) -> dict[str, Any]:
+    return runtime.live.status().to_json()
+
+
+@router.get("/api/live/events")
+def live_events(runtime: RuntimeDep, since: int = -1) -> dict[str, Any]:
+    events = [e for e in list(runtime.live.events) if int(e.get("frame", 0)) > since]
+    return {"events": events[-500:]}
+
+
+@router.post("/api/live/select")
+def live_select(choice: Selection, runtime: RuntimeDep) -> dict[str, Any]:
+    runtime.live.select(choice.unit)
+    return {"selected": choice.unit}
+
+
+@router.post("/api/live/ask")
+def live_ask(q: Question, runtime: RuntimeDep) -> dict[str, Any]:
+    return ask_about(runtime.live, runtime.setup, q.unit, q.target)
+
+
+@router.get("/api/setup")
+def setup_state(runtime: RuntimeDep) -> dict[str, Any]:
+    s = runtime.setup
+    with s.lock:
+        cal = s.calibration
+        return {
+            "game": s.game,
+            "games": game_names(),
+            "calibrated": cal is not None,
+            "board": {"w": cal.board_in[0], "d": cal.board_in[1]} if cal is not None else None,
+            "residual_in": float(cal.residual_in) if cal is not None else None,
+            "roster": s.roster.to_json() if s.roster is not None else None,
+            "terrain": s.terrain_json(),
+        }
+
+
+@router.get("/api/games")
+def games() -> dict[str, Any]:
+    return {"games": game_names()}
+
+
+@router.post("/api/live/game")
+def choose_game(choice: GameChoice, runtime: RuntimeDep) -> dict[str, Any]:
+    return {"game": runtime.set_game(choice.game)}
+
+
+# ------------------------------------------------------------------------------------- declared actions
+
+
+def _words(kind: str) -> str:
+    return kind.replace("_", " ")
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.1f}"
+    if isinstance(v, list | tuple):
+        return "(" + ", ".join(_value(x) for x in v) + ")"
+    if isinstance(v, dict):
+        return ", ".join(f"{_words(str(k))} {_value(x)}" for k, x in v.items())
+    return str(v)
+
+
+def action_label(action: Action, owner: str | None) -> str:
+    """A short sentence for a button: "Red: choose Bear path for unit 12", "Red: attack 21 with 13"."""
+    p, u = dict(action.params), action.unit
+    who = owner or (p.get("player") if isinstance(p.get("player"), str) else None)
+    p.pop("player", None)
+    kind = action.kind
+    if kind == "choose_path" and u is not None:
+        text = f"choose {str(p.get('path', '?')).title()} path for unit {u}"
+    elif kind == "attack" and u is not None and "target" in p:
+        text = f"attack {p['target']} with {u}"
+    elif kind == "end_activation":
+        text = f"end activation of unit {u}" if u is not None else "end the activation"
+    elif kind in ("deploy", "redeploy") and "to" in p:
+        text = f"{kind} unit {u} at {_value(p['to'])}" + (f" ({_value(p['penalty'])} penalty)" if "penalty" in p else "")
+    elif kind == "place_stockpile" and "at" in p:
+        text = f"place a Runic Stockpile at {_value(p['at'])}"
+    elif kind == "choose_drop_zone" and "section" in p:
+        text = f"choose section {p['section']} as Drop Zone"
+    elif kind == "pick_up_runestone" and u is not None:
+        where = f"stockpile {p['stockpile']}" if "stockpile" in p else f"stone {p.get('stone', '?')} on the ground"
+        text = f"unit {u} picks up a Runestone from {where}"
+    else:
+        text = _words(kind) + (f" unit {u}" if u is not None else "") + (f" ({_value(p)})" if p else "")
+    text = text[0].upper() + text[1:] if not who else text
+    return f"{str(who).title()}: {text}" if who else text
+
+
+def game_status(game: Any, state: Any, actions: list[Action], roster: Roster | None) -> dict[str, Any]:
+    """The phase, the round or turn and whose turn it is, as far as the game's state says (None when silent)."""
+    phase = getattr(state, "phase", None)
+    if not isinstance(phase, str):
+        phase = "over" if getattr(state, "over", False) or game.is_over(state) else None
+    numbers = {k: v for k in ("round", "turn") if isinstance(v := getattr(state, k, None), int)}
+    player = next((v for k in ("active_player", "to_play", "player") if isinstance(v := getattr(state, k, None), str)),
+                  None)
+    if player is None and game.name == "valknut" and phase in ("stockpiles", "drop_zones", "deploy"):
+        from rules.valknut.actions import deployer, stockpile_placer, zone_chooser
+
+        player = {"stockpiles": stockpile_placer, "drop_zones": zone_chooser, "deploy": deployer}[phase](state)
+    if player is None and roster is not None:  # everyone who can act now is on one side
+        owners = {roster.units[a.unit].owner for a in actions if a.unit is not None and a.unit in roster.units}
+        player = owners.pop() if len(owners) == 1 else None
+    return {"phase": phase, **numbers, "player": player}
+
+
+def _ruled(runtime: Any) -> tuple[Any, Any, Any, Roster | None]:
+    pipe = runtime.live.pipeline
+    with runtime.setup.lock:
+        roster = runtime.setup.roster
+    return pipe, getattr(pipe, "game", None), getattr(pipe, "state", None), roster
+
+
+@router.get("/api/live/actions")
+def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]:
+    """The actions the players may declare now (not the camera's moves), grouped by kind, with labels."""
+    pipe, game, state, roster = _ruled(runtime)
+    if game is None or state is None:
+        why = ("the table is not calibrated yet; calibrate it first" if not hasattr(pipe, "declare")
+               else f"{getattr(pipe, 'status', '')}; choose a game and a roster it can start from")
+        return {"game": getattr(game, "name", None), "status": None, "groups": [], "count": 0, "total": 0,
+                "capped": False, "message": f"No game is being ruled: {why}."}
+    positions = dict(getattr(pipe, "positions", {}))
+    try:
+        every = game.legal_actions(state, positions)
+    except RulesInputError as err:
+        return {"game": game.name, "status": None, "groups": [], "count": 0, "total": 0, "capped": False,
+                "message": str(err)}
+    status = game_status(game, state, every, roster)
+    offered = [a for a in every if a.kind not in CAMERA_KINDS and (unit is None or a.unit in (None, unit))]
+    shown = offered[:MAX_ACTIONS]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for a in shown:
+        owner = roster.units[a.unit].owner if roster is not None and a.unit in roster.units else None
+        if owner is None and a.unit is None and a.kind in ("place_stockpile", "choose_drop_zone"):
+            owner = status["player"]
+        groups.setdefault(a.kind, []).append({"label": action_label(a, owner), "action": a.to_json()})
+    message = "" if offered else ("The game is over." if status["phase"] == "over" else
+                                  "Nothing to declare now: the camera's moves are next.")
+    if len(offered) > len(shown):
+        message = f"Showing {len(shown)} of {len(offered)} actions; select a unit to see its own."
+    return {
+        "game": game.name,
+        "status": status,
+        "unit": unit,
+        "groups": [{"kind": k, "title": _words(k).capitalize(), "actions": v} for k, v in groups.items()],
+        "count": len(shown),
+        "total": len(offered),
+        "capped": len(offered) > len(shown),
+        "message": message,
+    }
+
+
+@router.post("/api/live/declare", response_model=None)
+async def live_declare(request: Request, runtime: RuntimeDep) -> dict[str, Any] | JSONResponse:
+    """Rule a declared action {"action": {"kind", "unit", "params"}}; the verdicts also go to the event log."""
+    body = await json_body(request, "The declaration")
+    if not isinstance(body, dict) or "action" not in body:
+        raise ActionError('A declaration is {"action": {"kind": ..., "unit": ..., "params": {...}}}; send that.')
+    action = Action.from_json(body["action"])
+    try:
+        verdicts = await run_in_threadpool(runtime.live.declare, action)
+    except LoopNotReady as err:
+        return JSONResponse({"detail": str(err)}, status_code=503)
+    outs = [v.get("outcome") for v in verdicts]
+    outcome = ("illegal" if "illegal" in outs else "too close to call" if "too close to call" in outs
+               else "legal")
+    _pipe, game, state, roster = _ruled(runtime)
+    status = game_status(game, state, [], roster) if game is not None and state is not None else None
+    return {"action": action.to_json(), "outcome": outcome, "verdicts": verdicts, "status": status}

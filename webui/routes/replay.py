@@ -1,0 +1,103 @@
+"""Replay: the recorded sessions in the sessions folder, a player page per session with a timeline of its
+events, and play / pause / step / speed / seek. A session is played through the same pipeline as the camera."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request, WebSocket
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from calibration.errors import InputError
+from session.ask import ask_about
+from session.runtime import session_summaries
+from webui.deps import RuntimeDep, page
+from webui.routes.live import Question
+from webui.streaming import mjpeg_response, websocket_feed
+
+router = APIRouter()
+
+
+class Control(BaseModel):
+    """A player command: play, pause, step (one frame), seek (to `frame`) or speed (to `speed`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["play", "pause", "step", "seek", "speed"]
+    frame: int | None = Field(None, ge=0)
+    speed: float | None = Field(None, ge=0.05, le=16)
+
+
+@router.get("/replay")
+def replay_list_page(request: Request, runtime: RuntimeDep) -> Response:
+    return page(request, "replay_list.html", "replay", sessions=session_summaries(runtime.sessions_dir))
+
+
+@router.get("/replay/{name}")
+def replay_page(name: str, request: Request, runtime: RuntimeDep) -> Response:
+    loop, _setup = runtime.replay(name)
+    return page(request, "replay.html", "replay", session=name, ws_path=f"/ws/replay/{name}")
+
+
+@router.get("/api/sessions")
+def sessions(runtime: RuntimeDep) -> dict[str, Any]:
+    return {"sessions": [{k: v for k, v in s.items() if k != "mtime"} for s in session_summaries(runtime.sessions_dir)]}
+
+
+@router.get("/api/replay/{name}")
+def replay_info(name: str, runtime: RuntimeDep) -> dict[str, Any]:
+    loop, setup = runtime.replay(name)
+    return {"name": name, "game": setup.game, **loop.status().to_json(), "timeline": runtime.timeline(name).snapshot()}
+
+
+@router.post("/api/replay/{name}/control")
+def replay_control(name: str, cmd: Control, runtime: RuntimeDep) -> dict[str, Any]:
+    loop, _setup = runtime.replay(name)
+    if cmd.action == "play":
+        loop.play()
+    elif cmd.action == "pause":
+        loop.pause()
+    elif cmd.action == "step":
+        loop.step()
+    elif cmd.action == "seek":
+        if cmd.frame is None:
+            raise InputError('A seek needs "frame": the frame number to go to.')
+        loop.seek(cmd.frame)
+    else:
+        if cmd.speed is None:
+            raise InputError('A speed change needs "speed", e.g. 0.5, 1 or 2.')
+        loop.set_speed(cmd.speed)
+    return loop.status().to_json()
+
+
+@router.post("/api/replay/{name}/select")
+def replay_select(name: str, body: dict[str, Any], runtime: RuntimeDep) -> dict[str, Any]:
+    loop, _setup = runtime.replay(name)
+    unit = body.get("unit")
+    if unit is not None and (isinstance(unit, bool) or not isinstance(unit, int)):
+        raise InputError(f'"unit" must be a tag id or null; got {unit!r}.')
+    loop.select(unit)
+    return {"selected": unit}
+
+
+@router.post("/api/replay/{name}/ask")
+def replay_ask(name: str, q: Question, runtime: RuntimeDep) -> dict[str, Any]:
+    """Range, line of sight and the game's rulings between two units on the replay's shown frame."""
+    loop, setup = runtime.replay(name)
+    return ask_about(loop, setup, q.unit, q.target)
+
+
+@router.get("/api/replay/{name}/stream.mjpg")
+def replay_mjpeg(name: str, runtime: RuntimeDep) -> Response:
+    loop, _setup = runtime.replay(name)
+    return mjpeg_response(loop)
+
+
+@router.websocket("/ws/replay/{name}")
+async def replay_socket(ws: WebSocket, name: str) -> None:
+    try:
+        loop, _setup = ws.app.state.runtime.replay(name)
+    except InputError as err:
+        await ws.close(code=4404, reason=str(err)[:120])
+        return
+    await websocket_feed(ws, loop)
