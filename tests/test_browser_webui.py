@@ -5,6 +5,7 @@ calibration wizard reports its residual. Screenshots go to /tmp/tablesight-brows
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,20 @@ def test_replay_page_seeks(server: tuple[str, Any], page: Any) -> None:
     units = {u["tag"]: u for u in page.evaluate("window.tablesight.msg.units")}
     assert math.dist((units[12]["x"], units[12]["y"]), (14.0, 9.0)) < 0.05
     page.screenshot(path=str(SHOTS / "tablesight-browser-replay.png"))
+
+
+def test_replay_page_saves_the_battle_report(server: tuple[str, Any], page: Any) -> None:
+    url, _app = server
+    page.goto(url + "/replay/table1")
+    with page.expect_download(timeout=60000) as info:
+        page.click("#report")
+    download = info.value
+    assert download.suggested_filename == "table1-report.html"
+    text = Path(download.path()).read_text(encoding="utf-8")
+    assert text.startswith("<!doctype html>") and "Battle report" in text
+    assert text.count("<svg") >= 2 and "data:image/jpeg;base64," in text
+    # the moved unit's measured distance is in the moves table, in inches with its ±
+    assert re.search(r'\d\.\d\d&#34; ± 0\.0\d\d&#34;', text)
 
 
 def test_replay_page_answers_a_target_click_and_an_event_click_seeks(server: tuple[str, Any], page: Any) -> None:

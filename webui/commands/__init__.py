@@ -6,6 +6,7 @@ COMMANDS = (
     "calibrate-camera",
     "detect",
     "replay",
+    "report",
     "judge",
     "tags",
     "mat",

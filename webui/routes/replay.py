@@ -11,6 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.errors import InputError
 from session.ask import ask_about
+from session.paths import confined_session
+from session.report import gather_report
+from session.report_html import render_report
 from session.runtime import session_summaries
 from webui.deps import RuntimeDep, page
 from webui.routes.live import Question
@@ -48,6 +51,14 @@ def sessions(runtime: RuntimeDep) -> dict[str, Any]:
 def replay_info(name: str, runtime: RuntimeDep) -> dict[str, Any]:
     loop, setup = runtime.replay(name)
     return {"name": name, "game": setup.game, **loop.status().to_json(), "timeline": runtime.timeline(name).snapshot()}
+
+
+@router.get("/api/replay/{name}/report.html")
+def replay_report(name: str, runtime: RuntimeDep) -> Response:
+    """The session's battle report (what `tablesight report` writes), as a file to save."""
+    html = render_report(gather_report(confined_session(runtime.sessions_dir, name)))
+    return Response(html, media_type="text/html; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}-report.html"'})
 
 
 @router.post("/api/replay/{name}/control")

@@ -1,0 +1,139 @@
+"""The battle report (`tablesight report`): its numbers are the replay's (checked against the bundled samples'
+golden transcripts), the HTML file is self-contained (opened in real Chromium with every network request
+refused), and bad input is one sentence with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.web import CHROMIUM, CHROMIUM_ARGS
+from session.report import BattleReport, gather_report, name_units
+from session.report_html import write_report
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_frames"
+
+
+def _golden(name: str) -> list[dict[str, Any]]:
+    lines = (SAMPLES / name / "golden.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def valknut() -> BattleReport:
+    return gather_report(SAMPLES / "valknut_skirmish")
+
+
+@pytest.fixture(scope="module")
+def magni() -> BattleReport:
+    return gather_report(SAMPLES / "magni_placement")
+
+
+def test_moves_are_the_replays_moves(valknut: BattleReport) -> None:
+    golden = [e for e in _golden("valknut_skirmish") if e["type"] == "move"]
+    assert len(valknut.moves) == len(golden) == 5
+    for move, truth in zip(valknut.moves, golden, strict=True):
+        assert move.unit == truth["tag"] and move.frame == truth["frame"]
+        assert move.length_in == pytest.approx(truth["length_in"], abs=1e-9)
+        assert move.pm_in == pytest.approx(truth["pm_in"], abs=1e-9)
+    # each move carries the rulings made on it: Blue 3's 7.28" against Speed 6" is illegal.
+    blue3 = next(m for m in valknut.moves if m.unit == 17)
+    assert blue3.outcome == "illegal"
+    assert any(r.rule == "valknut.move.distance" and r.numbers["allowance_in"] == 6.0 for r in blue3.rulings)
+    assert [m.outcome for m in valknut.moves] == ["legal", "illegal", "illegal", "legal", "legal"]
+
+
+def test_trails_end_where_the_last_move_put_each_unit(valknut: BattleReport) -> None:
+    red5 = valknut.units[14]
+    assert red5.name == "Red 5" and red5.owner == "red"
+    assert [(round(x, 4), round(y, 4)) for _, x, y in red5.trail[-2:]] == [(13.2012, 10.2013), (11.9997, 8.2977)]
+    assert len(red5.trail) == 3  # placed, moved, disengaged
+
+
+def test_turns_dice_and_attacks(valknut: BattleReport) -> None:
+    assert valknut.turn_frames == [(1, 0), (2, 115)]
+    assert [m.turn for m in valknut.moves] == [1, 1, 1, 1, 2]
+    assert [(d.unit, d.faces, d.needed, d.success) for d in valknut.dice] == [
+        (15, (4,), 4, True), (13, (4, 1), None, None), (17, (3,), 4, False)]
+    assert valknut.attacks_by_unit() == {15: (1, 1), 17: (1, 0)}
+    per_turn = valknut.distance_by_turn()
+    assert per_turn[14][1] == pytest.approx(5.3869) and per_turn[14][2] == pytest.approx(2.251)
+
+
+def test_messages_name_units_not_ids(valknut: BattleReport) -> None:
+    assert not any(re.search(r"\b[Uu]nit 1\d\b", r.message) for r in valknut.rulings)
+    assert "Blue 1 (Accuracy 1) attacks Red 4 (Evasion 1): needs 4+, rolled 4: hit, 2 damage." in [
+        r.message for r in valknut.rulings]
+    assert name_units("Unit 14 attacks unit 99", {14: "Bjorn"}) == "Bjorn attacks unit 99"
+
+
+def test_score_by_turn_is_the_games(magni: BattleReport) -> None:
+    golden = _golden("magni_placement")
+    changes = [e for e in golden if e["type"] == "score"]
+    assert [(f, s) for f, _, s in magni.scores] == [(e["frame"], e["score"]) for e in changes]
+    assert magni.final_score() == golden[-1]["score"] == {"red": 13, "blue": 12}
+
+
+def test_json_is_plain_and_complete(valknut: BattleReport) -> None:
+    data = json.loads(json.dumps(valknut.to_json()))
+    assert data["game"] == "Valknut: Skirmish Game" and data["frames"] == 140
+    assert data["attacks"] == {"Blue 1": {"attacks": 1, "hits": 1}, "Blue 3": {"attacks": 1, "hits": 0}}
+    assert data["distance_by_turn"]["Red 5"] == {"1": 5.387, "2": 2.251}
+    assert len(data["moves"]) == 5 and data["moves"][1]["name"] == "Blue 3"
+
+
+def test_html_is_self_contained(valknut: BattleReport, tmp_path: Path) -> None:
+    out = write_report(valknut, tmp_path / "report.html")
+    text = out.read_text(encoding="utf-8")
+    # no file or page is fetched: every picture is inline SVG or a data: URI.
+    assert not re.search(r"""(src|href)\s*=\s*["'](?!data:|#)""", text)
+    assert "@import" not in text and "<script" not in text
+    assert text.count("<svg") >= 4  # board, distances, attacks, timeline
+    assert text.count("data:image/jpeg;base64,") == len(valknut.key_frames) >= 6
+    assert "Blue 3" in text and "7.28&#34; ± 0.004&#34;" in text
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium")
+def test_report_opens_offline_in_chromium(valknut: BattleReport, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    out = write_report(valknut, tmp_path / "report.html")
+    asked: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.route("**/*", lambda route: (asked.append(route.request.url), route.continue_()
+                                          if route.request.url.startswith(("file:", "data:")) else route.abort()))
+        page.goto(out.as_uri())
+        widths = page.eval_on_selector_all("img", "els => els.map(e => e.naturalWidth)")
+        board = page.eval_on_selector("figure svg", "e => e.getBoundingClientRect().width")
+        rows = page.eval_on_selector_all("table tr", "els => els.length")
+        page.screenshot(path="/tmp/tablesight-report.png", full_page=True)
+        browser.close()
+    assert [u for u in asked if not u.startswith(("file:", "data:"))] == []
+    assert widths and all(w == 640 for w in widths)
+    assert board > 800  # the board picture fills the page's width
+    assert rows > 20
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "webui.cli", "report", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120, env=None)
+
+
+def test_cli_bad_inputs_are_one_sentence(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    for bad in (str(tmp_path / "nowhere"), str(SAMPLES)):
+        done = _cli(bad, "-o", str(tmp_path / "r.html"), cwd=root)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1 and "is not a recorded session" in done.stderr
+    done = _cli(str(SAMPLES / "stress"), "-o", str(tmp_path / "missing" / "r.html"), cwd=root)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "does not exist" in done.stderr
+    assert not (tmp_path / "r.html").exists()
