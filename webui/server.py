@@ -26,6 +26,7 @@ from session.settings import Settings
 from webui.routes import calibration as routes_calibration
 from webui.routes import downloads as routes_downloads
 from webui.routes import live as routes_live
+from webui.routes import overlay as routes_overlay
 from webui.routes import replay as routes_replay
 from webui.routes import roster as routes_roster
 from webui.routes import terrain as routes_terrain
@@ -94,6 +95,7 @@ def create_app(settings: Settings) -> FastAPI:
         routes_roster,
         routes_replay,
         routes_downloads,
+        routes_overlay,
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -34,8 +34,14 @@ function path(ctx, pts, closed) {
   if (closed) ctx.closePath();
 }
 
-function label(ctx, text, at, colour, px) {
+function label(ctx, text, at, colour, px, priority = 1) {
   if (!text || !at) return;
+  // While a de-cluttering pass is open (see placeLabels), words are collected and placed afterwards.
+  if (ctx.pendingLabels) { ctx.pendingLabels.push({ text, at, colour, px, priority }); return; }
+  drawLabel(ctx, text, at, colour, px);
+}
+
+function drawLabel(ctx, text, at, colour, px) {
   ctx.font = `600 ${px}px system-ui, sans-serif`;
   const w = ctx.measureText(text).width;
   ctx.fillStyle = "rgba(0,0,0,0.65)";
@@ -45,7 +51,49 @@ function label(ctx, text, at, colour, px) {
   ctx.fillText(text, at[0], at[1]);
 }
 
+// Place the collected words so that none covers another: the most important first (unit names, then
+// measured lengths, then zone names), each moved up or down by whole label heights to the nearest free place
+// with a thin leader line back to its point; a word with no free place nearby is left out (the legend and
+// the side panel still say it). Returns how many were left out.
+function placeLabels(ctx) {
+  const pending = ctx.pendingLabels || [];
+  ctx.pendingLabels = null;
+  pending.sort((a, b) => b.priority - a.priority);
+  const boxes = [];
+  let dropped = 0;
+  const free = (r) => boxes.every((b) => r.x1 <= b.x0 || r.x0 >= b.x1 || r.y1 <= b.y0 || r.y0 >= b.y1);
+  for (const l of pending) {
+    ctx.font = `${l.badge ? 700 : 600} ${l.px}px system-ui, sans-serif`;
+    const w = ctx.measureText(l.text).width + (l.badge ? 16 : 8), h = l.px + (l.badge ? 8 : 6);
+    const top = l.badge ? h / 2 : l.px + 2;  // from the anchor point up to the box's top edge
+    let spot = null;
+    for (const step of [0, -1, 1, -2, 2, -3]) {
+      const y = l.at[1] + step * (h + 2);
+      const r = { x0: l.at[0] - w / 2, x1: l.at[0] + w / 2, y0: y - top, y1: y - top + h };
+      if (free(r)) { spot = { y, r, step }; break; }
+    }
+    if (!spot) { dropped++; continue; }
+    boxes.push(spot.r);
+    if (spot.step !== 0) {
+      ctx.setLineDash([]);
+      ctx.strokeStyle = "rgba(255,255,255,0.55)";
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      ctx.moveTo(l.at[0], l.at[1]);
+      ctx.lineTo(l.at[0], spot.step < 0 ? spot.r.y1 : spot.r.y0);
+      ctx.stroke();
+    }
+    (l.badge ? drawBadge : drawLabel)(ctx, l.text, [l.at[0], spot.y], l.colour, l.px);
+  }
+  return dropped;
+}
+
 function badge(ctx, text, at, colour, px) {
+  if (ctx.pendingLabels) { ctx.pendingLabels.push({ text, at, colour, px, priority: 5, badge: true }); return; }
+  drawBadge(ctx, text, at, colour, px);
+}
+
+function drawBadge(ctx, text, at, colour, px) {
   ctx.font = `700 ${px}px system-ui, sans-serif`;
   const w = ctx.measureText(text).width;
   ctx.fillStyle = colour;
@@ -83,8 +131,8 @@ function drawPixelShape(ctx, s, k, selected) {
     }
     if (s.s === "base" && selected === s.u) ctx.lineWidth = 6 * k;
     ctx.stroke();
-    if (s.s === "base") label(ctx, s.l, s.a, "#fff", fontPx);
-    else if (s.l) label(ctx, s.l, s.a, st.stroke, fontPx);
+    if (s.s === "base") label(ctx, s.l, s.a, "#fff", fontPx, 3);
+    else if (s.l) label(ctx, s.l, s.a, st.stroke, fontPx, LABEL_PRIORITY[layerOf(s)] || 1);
   } else if (s.k === "ring") {
     path(ctx, s.p, true);
     if (s.q && s.q.length) {
@@ -95,9 +143,9 @@ function drawPixelShape(ctx, s, k, selected) {
     if (st.fill) { ctx.fillStyle = st.fill; ctx.fill("evenodd"); }
     path(ctx, s.p, true); ctx.stroke();
     if (s.q && s.q.length) { path(ctx, s.q, true); ctx.stroke(); }
-    if (s.l) label(ctx, s.l, s.a, st.stroke, fontPx);
+    if (s.l) label(ctx, s.l, s.a, st.stroke, fontPx, LABEL_PRIORITY[layerOf(s)] || 1);
   } else if (s.k === "label") {
-    label(ctx, s.l, s.a, st.stroke, fontPx);
+    label(ctx, s.l, s.a, st.stroke, fontPx, LABEL_PRIORITY[layerOf(s)] || 1);
   } else if (s.k === "badge") {
     badge(ctx, s.l, s.a, st.stroke, fontPx);
   } else {
@@ -113,22 +161,50 @@ export function hexAlpha(hex, a) {
   return `rgba(${parseInt(m[1], 16)},${parseInt(m[2], 16)},${parseInt(m[3], 16)},${a})`;
 }
 
+// Which layer a pixel shape belongs to, so that a page (or a stream overlay) can switch layers on and off.
+// The same table is in session/overlay_image.py for the server-drawn stream.
+const LAYER_OF_STYLE = {
+  "anchor": "tags", "tag": "tags", "base": "bases",
+  "engagement": "rings", "range-band": "rings", "move-allowance": "rings",
+  "drop-zone": "zones", "section": "zones", "hex-highlight": "zones", "hex-reachable": "zones", "score": "zones",
+  "terrain-blocking": "terrain", "wall": "terrain",
+  "los-clear": "lines", "los-partial": "lines", "los-blocked": "lines", "attack-line": "lines", "move-trail": "lines",
+  "illegal": "verdicts", "too-close": "verdicts",
+};
+const LABEL_PRIORITY = { verdicts: 4, bases: 3, lines: 2, rings: 1, terrain: 1, zones: 0, tags: 0 };
+export const LAYERS = ["bases", "rings", "lines", "zones", "verdicts", "labels", "terrain", "tags"];
+export function layerOf(s) {
+  if (s.k === "tag") return "tags";
+  if (s.k === "badge") return "verdicts";
+  return LAYER_OF_STYLE[s.s] || "lines";
+}
+
 // The camera canvas: the frame's picture, then every pixel shape. Returns the number of shapes drawn.
-export function drawCamera(canvas, bitmap, msg, extraShapes = []) {
+// opts: transparent (no picture: for a stream overlay), layers (a Set: only those layers; "labels" off drops
+// the shapes' words), scale (line widths and text larger, e.g. 1.6 to read across a room).
+export function drawCamera(canvas, bitmap, msg, extraShapes = [], opts = {}) {
   const ctx = canvas.getContext("2d");
-  if (bitmap && (canvas.width !== bitmap.width || canvas.height !== bitmap.height)) {
-    canvas.width = bitmap.width;
-    canvas.height = bitmap.height;
+  const size = bitmap ? [bitmap.width, bitmap.height] : (msg && msg.image_size) || null;
+  if (size && (canvas.width !== size[0] || canvas.height !== size[1])) {
+    canvas.width = size[0];
+    canvas.height = size[1];
   }
-  if (bitmap) ctx.drawImage(bitmap, 0, 0);
+  if (opts.transparent) ctx.clearRect(0, 0, canvas.width, canvas.height);
+  else if (bitmap) ctx.drawImage(bitmap, 0, 0);
   else { ctx.fillStyle = "#111"; ctx.fillRect(0, 0, canvas.width, canvas.height); }
-  const k = Math.max(1, canvas.width / 1280);
+  const k = Math.max(1, canvas.width / 1280) * (opts.scale || 1);
   let n = 0;
   const shapes = (msg && msg.image_shapes) || [];
+  const layers = opts.layers || null;
+  const keep = (s) => !layers || layers.has(layerOf(s));
+  const words = !layers || layers.has("labels");
   // Areas first, then lines, then bases and tags, then labels and badges on top.
   const order = (s) => (s.k === "badge" ? 4 : s.k === "tag" ? 3 : s.s === "base" ? 2 : s.k === "ring" || (s.k === "poly" && s.c) ? 0 : 1);
-  const all = [...shapes, ...extraShapes].sort((a, b) => order(a) - order(b));
+  const all = [...shapes, ...extraShapes].filter(keep).map((s) => (words || s.k === "badge" ? s : { ...s, l: "" }))
+    .sort((a, b) => order(a) - order(b));
+  ctx.pendingLabels = [];
   for (const s of all) n += drawPixelShape(ctx, s, k, msg ? msg.selected : null);
+  canvas.dataset.hiddenLabels = String(placeLabels(ctx));
   canvas.dataset.shapes = String(n);
   canvas.dataset.frame = String(msg ? msg.frame_index : -1);
   return n;
@@ -234,6 +310,7 @@ export function drawBoard(canvas, msg, terrain, extraOverlays = []) {
   const ctx = canvas.getContext("2d");
   const view = boardView(canvas, msg && msg.board && msg.board.w ? msg.board : null);
   drawBoardBase(ctx, view);
+  ctx.pendingLabels = [];
   let n = drawTerrainPieces(ctx, view, terrain);
   const overlays = [...((msg && msg.overlays) || []), ...extraOverlays];
   const order = (o) => (o.shape === "polygon" || o.shape === "circle" || o.shape === "ring" ? 0 : 1);
@@ -252,9 +329,10 @@ export function drawBoard(canvas, msg, terrain, extraOverlays = []) {
     ctx.moveTo(px, py);
     ctx.lineTo(px + Math.cos(a) * u.radius_in * view.scale, py - Math.sin(a) * u.radius_in * view.scale);
     ctx.strokeStyle = "#111"; ctx.lineWidth = 2; ctx.stroke();
-    label(ctx, String(u.tag), [px, py - u.radius_in * view.scale - 4], "#fff", 11);
+    label(ctx, u.name || String(u.tag), [px, py - u.radius_in * view.scale - 4], "#fff", 11, 3);
     n++;
   }
+  canvas.dataset.hiddenLabels = String(placeLabels(ctx));
   canvas.dataset.shapes = String(n);
   return { n, view };
 }
