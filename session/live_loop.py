@@ -39,6 +39,7 @@ from session.frame_message import (
     unit_list,
 )
 from session.frame_publisher import FramePublisher
+from session.overrule import correction_of, overrule_key
 
 log = logging.getLogger("tablesight.live")
 
@@ -305,7 +306,12 @@ class LiveLoop:
             raise NoGameToRule(f"No game is being ruled ({getattr(pipe, 'status', '')}); choose a game and a roster "
                                "it can start from.")
         try:  # the dry run: a malformed action is refused here and never reaches the loop's thread
-            game.apply(state, dict(getattr(pipe, "positions", {})), action, random.Random(0))
+            if action.kind == "overrule":
+                overrule_key(action)
+            elif action.kind == "correct":
+                correction_of(action)
+            else:
+                game.apply(state, dict(getattr(pipe, "positions", {})), action, random.Random(0))
         except RulesInputError:
             raise
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as err:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import math
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -28,6 +29,8 @@ from rules.engine import Action, Game, Outcome, Placement, RulesInputError, Shap
 from rules.roster import Roster
 from rules.terrain import TerrainPiece, place_terrain, terrain_to_json
 from session.floors import stand_on_floors
+from session.overrule import KINDS as OVERRULE_KINDS
+from session.overrule import LastRuling, Overrules, correction_of, overrule_key
 from vision.positions import BaseFix, measure_bases, smallest_tag_px
 from vision.tags import TagObservation, gray_frame
 from vision.tracker import Tracker, TrackState
@@ -85,6 +88,8 @@ class Checkpoint:
     tracker: Tracker
     calibration: TableCalibration
     pose_watch: PoseWatch
+    overrules: Overrules | None = None
+    last: LastRuling | None = None
 
 
 class Pipeline:
@@ -129,13 +134,16 @@ class Pipeline:
             except RulesInputError as err:
                 self.game_status = f"measuring only: {err}"
         self.positions: dict[UnitId, Placement] = {}
+        self.overrules = Overrules()
+        self._last: LastRuling | None = None
+        self._frame = -1
         self._terrain_tags = {p.tag for p in self.terrain if p.tag is not None}
         self._printed_in = {t: u.printed_tag_in for t, u in roster.units.items()} if roster is not None else {}
 
     def checkpoint(self, frame: int) -> Checkpoint:
         """What this pipeline carries, after it processed `frame` (deep copies: it goes on changing)."""
         return Checkpoint(frame, self.state, self.rng.getstate(), dict(self.positions), copy.deepcopy(self.tracker),
-                          self.calibration, copy.deepcopy(self.pose_watch))
+                          self.calibration, copy.deepcopy(self.pose_watch), copy.deepcopy(self.overrules), self._last)
 
     def resume(self, cp: Checkpoint) -> None:
         """Carry on from `cp` (taken from a pipeline of the same setup): the next frame to process is cp.frame + 1.
@@ -144,6 +152,8 @@ class Pipeline:
         self.rng.setstate(cp.rng_state)
         self.tracker = copy.deepcopy(cp.tracker)
         self.calibration, self.pose_watch = cp.calibration, copy.deepcopy(cp.pose_watch)
+        self.overrules = copy.deepcopy(cp.overrules) if cp.overrules is not None else Overrules()
+        self._last, self._frame = cp.last, cp.frame
 
     @property
     def status(self) -> str:
@@ -191,7 +201,12 @@ class Pipeline:
 
     # ------------------------------------------------------------------------------------------ positions
     def _placements(self) -> dict[UnitId, Placement]:
-        """Units on the table now, from the tracker (settled positions; a lifted base is not on the table)."""
+        """Units on the table now, from the tracker (settled positions; a lifted base is not on the table), with
+        the players' corrections in (session/overrule.py)."""
+        return self.overrules.placements(self._camera_placements())
+
+    def _camera_placements(self) -> dict[UnitId, Placement]:
+        """Units on the table now as the camera has them."""
         out: dict[UnitId, Placement] = {}
         for tag, view in self.tracker.tracks.items():
             if tag in self._terrain_tags or view.state is TrackState.LIFTED:
@@ -232,8 +247,78 @@ class Pipeline:
         return None
 
     def declare(self, action: Action) -> list[dict[str, Any]]:
-        """Rule on an action a player declared (in the UI or in a recorded session's declarations)."""
-        return self._apply(action, dict(self.positions))
+        """Rule on an action a player declared (in the UI or in a recorded session's declarations); an overrule
+        or a position correction (session/overrule.py) is Tablesight's own and never reaches the game."""
+        if action.kind in OVERRULE_KINDS:
+            try:
+                out = self._overrule(action) if action.kind == "overrule" else self._correct(action)
+                self.overrules.remember(self._frame, out)
+                return out
+            except RulesInputError as err:
+                return [{"rule": f"tablesight.{action.kind}", "outcome": Outcome.ILLEGAL.value, "message": str(err),
+                         "unit": action.unit, "numbers": {}}]
+        out = self._apply(action, dict(self.positions))
+        self.overrules.remember(self._frame, out)
+        return out
+
+    def _name(self, unit: UnitId | None) -> str:
+        ru = self.roster.units.get(unit) if self.roster is not None and unit is not None else None
+        return ru.name if ru is not None else f"unit {unit}"
+
+    def _overrule(self, action: Action) -> list[dict[str, Any]]:
+        key, outcome, by, reason = overrule_key(action)
+        frame, rule, unit = key
+        name = self._name(unit)
+        camera = self.overrules.ruled.get(key)
+        if camera is None:
+            raise RulesInputError(f"There is no verdict {rule} on {name} at frame {frame} to overrule (or it is among "
+                                  "the oldest, no longer kept); pick the verdict from the events list.")
+        first = self.overrules.overruled.get(key)
+        numbers: dict[str, Any] = {"frame": frame, "rule": rule, "camera_outcome": camera, "outcome": outcome,
+                                   "by": by, "reason": reason}
+        if first is not None:
+            return [{"rule": "tablesight.overrule.once", "outcome": Outcome.ILLEGAL.value, "unit": unit,
+                     "numbers": numbers,
+                     "message": f"{first['by']} already overruled this verdict on {name} ({first['outcome']}: "
+                                f"{first['reason']}); the first overrule stands."}]
+        undone = False
+        if outcome == "illegal" and camera != "illegal" and self._last is not None and key in self._last.keys:
+            self.state = self._last.state_before  # the game goes on from before the overruled action
+            self._last = None
+            undone = True
+        self.overrules.overruled[key] = {"by": by, "reason": reason, "outcome": outcome}
+        numbers["undone"] = undone
+        words = f"{by} overruled the camera on {name}: {rule} at frame {frame} was {camera}, now {outcome}"
+        return [{"rule": "tablesight.overrule", "outcome": Outcome.INFO.value, "unit": unit, "numbers": numbers,
+                 "message": words + ("; the action is taken back" if undone else "") + f". Why: {reason}"}]
+
+    def _correct(self, action: Action) -> list[dict[str, Any]]:
+        x, y, by, reason = correction_of(action)
+        unit = action.unit
+        assert unit is not None
+        seen = self._camera_placements().get(unit)
+        if seen is None:
+            raise RulesInputError(f"{self._name(unit)} is not on the table as the camera sees it now; correct its "
+                                  "position once it stands on the table.")
+        self.overrules.corrections[unit] = (x, y)
+        last, reruled = self._last, []
+        to = last.action.params.get("to") if last is not None else None
+        if last is not None and last.action.unit == unit and isinstance(to, list | tuple) and len(to) == 2:
+            self.state = last.state_before  # its move is ruled again, to where it really stands
+            params: dict[str, Any] = {**last.action.params, "to": [x, y]}
+            start = last.before.get(unit)
+            if start is not None and "length_in" in params:
+                params["length_in"] = round(math.hypot(x - start.x, y - start.y), 4)
+            reruled = self._apply(Action(last.action.kind, unit, params), dict(last.before))
+        self.positions = self._placements()
+        shift = math.hypot(x - seen.x, y - seen.y)
+        numbers = {"camera_in": [round(seen.x, 4), round(seen.y, 4)], "at_in": [round(x, 4), round(y, 4)],
+                   "shift_in": round(shift, 4), "by": by, "reason": reason, "reruled": bool(reruled)}
+        words = (f"{by} corrected {self._name(unit)}'s position: the camera measured ({seen.x:.2f}, {seen.y:.2f}), "
+                 f"it stands at ({x:.2f}, {y:.2f}), {shift:.2f}\" away")
+        record = {"rule": "tablesight.correct", "outcome": Outcome.INFO.value, "unit": unit, "numbers": numbers,
+                  "message": words + ("; its move is ruled again" if reruled else "") + f". Why: {reason}"}
+        return [record, *reruled]
 
     def _rule(self, event: Mapping[str, Any], before: dict[UnitId, Placement], dry: bool = False) -> list[dict[str, Any]]:
         if self.game is None or self.state is None or "tag" not in event:  # camera_moved: no unit, nothing to rule
@@ -284,6 +369,8 @@ class Pipeline:
             return [{"rule": f"{self.game.name}.input", "outcome": Outcome.ILLEGAL.value, "message": str(err),
                      "unit": tag, "numbers": {}}]
         if not dry:
+            keys = frozenset((self._frame, v.rule, v.unit) for v in result.verdicts)
+            self._last = LastRuling(self.state, action, dict(before), keys)
             self.state = result.state
         return [v.to_json() for v in result.verdicts]
 
@@ -307,9 +394,13 @@ class Pipeline:
         t1 = time.perf_counter()
         fixes = () if unsure else self.measure(tags)
         t2 = time.perf_counter()
+        self._frame = int(frame.index)
         before = self._placements()
         tracked = [] if unsure else self.tracker.update(int(frame.index), float(frame.t), fixes)
         events = knocked + [e.to_json() for e in tracked]
+        for e in events:
+            if e.get("type") in ("move", "placed") and "tag" in e:
+                self.overrules.moved(int(e["tag"]))  # the camera saw it move: a correction no longer holds
         t3 = time.perf_counter()
         verdicts: list[dict[str, Any]] = []
         pending = list(events)
@@ -322,6 +413,7 @@ class Pipeline:
         for action in (*self.declarations.get(int(frame.index), ()), *declared):
             for v in self.declare(action):
                 verdicts.append({**v, "frame": int(frame.index), "event": "declared", "action": action.to_json()})
+        self.overrules.remember(int(frame.index), verdicts)
         overlays = self._overlays(self.positions)
         t4 = time.perf_counter()
         timings.update(detect=(t1 - t0) * 1e3, map=(t2 - t1) * 1e3, track=(t3 - t2) * 1e3, rules=(t4 - t3) * 1e3)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +165,10 @@ class BattleReport:
                 out[tag] = (here[-1][1], here[-1][2])
         return out
 
+    def overrules(self) -> list[Ruling]:
+        """The players' overrules and position corrections, in the order they were made."""
+        return [r for r in self.rulings if r.rule.startswith("tablesight.")]
+
     def final_score(self) -> dict[str, Any] | None:
         return self.scores[-1][2] if self.scores else self.summary.get("score")
 
@@ -184,6 +188,7 @@ class BattleReport:
             "scores": [{"frame": f, "turn": t, "score": s} for f, t, s in self.scores],
             "turns": [{"turn": t, "frame": f} for t, f in self.turn_frames],
             "camera_moved": self.camera_moved,
+            "overrules": [asdict(r) for r in self.overrules()],
             "summary": self.summary,
         }
 
@@ -216,6 +221,15 @@ def _turn_in(numbers: Mapping[str, Any]) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
     return None
+
+
+def _as_overruled(r: Ruling, overrule: Ruling | None) -> Ruling:
+    """The ruling as the players left it: the overrule's outcome, the camera's kept in the words."""
+    if overrule is None:
+        return r
+    n = overrule.numbers
+    return replace(r, outcome=str(n.get("outcome", r.outcome)),
+                   message=f"{r.message} Overruled by {n.get('by')} ({r.outcome} by the camera): {n.get('reason')}")
 
 
 def _units(roster: Roster | None) -> dict[int, tuple[str, str, str, float]]:
@@ -321,6 +335,10 @@ def gather_report(directory: Path | str, seed: int = 0) -> BattleReport:
                 camera_moved.append(frame)
             elif kind == "summary":
                 summary = {k: v for k, v in e.items() if k not in ("type", "seconds")}
+        overruled = {(int(r.numbers["frame"]), str(r.numbers["rule"]), r.unit): r for r in rulings
+                     if r.rule == "tablesight.overrule" and "frame" in r.numbers}
+        for i, ruled in by_move.items():
+            by_move[i] = [_as_overruled(r, overruled.get((r.frame, r.rule, r.unit))) for r in ruled]
         if not turn_frames or turn_frames[0][1] > 0:
             turn_frames.insert(0, (1, 0))
         moves = [ReportMove(int(m["frame"]), times.get(int(m["frame"]), 0.0), int(m["tag"]),

@@ -84,6 +84,8 @@ def render_report(report: BattleReport) -> str:
              "css": "" if d.success is None else ("hit" if d.success else "miss")} for d in report.dice]
     rulings = [{"time": _clock(r.t), "outcome": r.outcome or "info", "css": _css(r.outcome), "message": r.message,
                 "rule": r.rule} for r in report.rulings]
+    overrules = [{"time": _clock(r.t), "outcome": r.outcome or "info", "css": _css(r.outcome), "message": r.message}
+                 for r in report.overrules()]
     key_frames = [{"time": _clock(times.get(k.frame, k.frame / 10)), "caption": k.caption, "jpeg_b64": k.jpeg_b64}
                   for k in report.key_frames]
     final = report.final_score() or {}
@@ -94,7 +96,7 @@ def render_report(report: BattleReport) -> str:
         illegal=sum(r.outcome == "illegal" for r in report.rulings),
         too_close=sum(r.outcome == "too close to call" for r in report.rulings),
         attacks=sum(a for a, _ in attacks.values()), score_lines=score_lines, colours=colours, units=units,
-        moves=moves, dice=dice, rulings=rulings, score_keys=score_keys, score_rows=score_rows,
+        moves=moves, overrules=overrules, dice=dice, rulings=rulings, score_keys=score_keys, score_rows=score_rows,
         board=report_plots.board_svg(report), distance=report_plots.distance_svg(report),
         attacks_plot=report_plots.attacks_svg(report), score_plot=report_plots.score_svg(report),
         timeline=report_plots.timeline_svg(report))

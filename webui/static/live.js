@@ -40,6 +40,7 @@ export async function startLive({ wsPath }) {
   const recording = startRecordingNote();
   startTableView({
     wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events",
+    declarePath: "/api/live/declare",
     onFrame(msg) { if (msg) { noteDrawn(msg); declare.frame(msg); recording(msg.status); } },
   });
   const select = document.getElementById("game");

@@ -22,11 +22,40 @@ export function eventClass(e) {
   return e.type || "";
 }
 
-export function startTableView({ wsPath, selectPath, askPath, eventsPath, onFrame }) {
+// The players' last word (live page only): an "Overrule" button on each verdict of the events list, and
+// "Correct position" for the selected unit (then a click on the board). Both are declared actions of
+// Tablesight's own (session/overrule.py): recorded with the session and replayed the same way.
+function overruleForm(e, declarePath, onDone) {
+  const form = document.createElement("form");
+  form.className = "overrule";
+  const other = e.outcome === "illegal" ? "legal" : "illegal";
+  form.innerHTML = `<label>Stands as <select name="outcome"><option value="${other}">${other}</option>` +
+    `<option value="${e.outcome === "illegal" ? "illegal" : "legal"}">${e.outcome === "illegal" ? "illegal" : "legal"}</option></select></label>` +
+    `<input name="by" placeholder="your name" required maxlength="60">` +
+    `<input name="reason" placeholder="why the camera is wrong here" required maxlength="300">` +
+    `<button type="submit">Overrule</button><span class="form-error" role="alert"></span>`;
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const f = new FormData(form);
+    const err = form.querySelector(".form-error");
+    err.textContent = "";
+    try {
+      const r = await api(declarePath, { action: { kind: "overrule", unit: e.unit ?? null, params: {
+        frame: Number(e.frame), rule: e.rule, outcome: f.get("outcome"), by: f.get("by"), reason: f.get("reason") } } });
+      const bad = (r.verdicts || []).find((v) => v.outcome === "illegal");
+      if (bad) { err.textContent = bad.message; return; }
+      form.remove();
+      onDone(r);
+    } catch (x) { err.textContent = x.message; }
+  });
+  return form;
+}
+
+export function startTableView({ wsPath, selectPath, askPath, eventsPath, declarePath, onFrame }) {
   const camera = document.getElementById("camera");
   const board = document.getElementById("board");
   const events = document.getElementById("events");
-  const state = { msg: null, terrain: [], answer: null, selected: null, bitmapSize: null };
+  const state = { msg: null, terrain: [], answer: null, selected: null, bitmapSize: null, correcting: null };
   window.tablesight = state;
 
   async function loadTerrain() {
@@ -45,6 +74,16 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, onFram
       li.className = eventClass(e);
       li.dataset.frame = e.frame;
       li.textContent = `#${e.frame} ${describeEvent(e)}`;
+      if (declarePath && e.type === "verdict" && e.rule && !String(e.rule).startsWith("tablesight.")
+          && (e.outcome === "legal" || e.outcome === "illegal" || e.outcome === "too close to call")) {
+        const b = document.createElement("button");
+        b.type = "button"; b.className = "link overrule-open"; b.textContent = "overrule";
+        b.addEventListener("click", () => {
+          if (li.querySelector("form")) return;
+          li.append(overruleForm(e, declarePath, (r) => addEvents((r.verdicts || []).map((v) => ({ type: "verdict", frame: e.frame, ...v })))));
+        });
+        li.append(" ", b);
+      }
       events.prepend(li);
     }
     while (events.children.length > EVENT_LIMIT) events.lastChild.remove();
@@ -134,7 +173,52 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, onFram
     const r = board.getBoundingClientRect();
     const view = boardView(board, state.msg && state.msg.board && state.msg.board.w ? state.msg.board : null);
     const [x, y] = view.toIn(((ev.clientX - r.left) * board.width) / r.width, ((ev.clientY - r.top) * board.height) / r.height);
+    if (state.correcting !== null && state.correcting !== undefined) { correctTo(x, y); return; }
     click(unitAtInches(state.msg, x, y));
   });
+
+  // Correct position: the selected unit really stands where the next click on the board says.
+  function correctTo(x, y) {
+    const unit = state.correcting;
+    state.correcting = null;
+    const answerEl = document.getElementById("answer");
+    const u = ((state.msg && state.msg.units) || []).find((v) => v.tag === unit);
+    const form = document.createElement("form");
+    form.className = "overrule";
+    form.innerHTML = `<p>${u ? u.name : "tag " + unit} stands at (${x.toFixed(2)}, ${y.toFixed(2)})` +
+      (u ? `, ${Math.hypot(x - u.x, y - u.y).toFixed(2)}" from where the camera has it` : "") + `.</p>` +
+      `<input name="by" placeholder="your name" required maxlength="60">` +
+      `<input name="reason" placeholder="why the camera is wrong here" required maxlength="300">` +
+      `<button type="submit">Correct</button><span class="form-error" role="alert"></span>`;
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const f = new FormData(form);
+      const err = form.querySelector(".form-error");
+      try {
+        const r = await api(declarePath, { action: { kind: "correct", unit, params: {
+          at_in: [Number(x.toFixed(3)), Number(y.toFixed(3))], by: f.get("by"), reason: f.get("reason") } } });
+        const bad = (r.verdicts || []).find((v) => v.outcome === "illegal" && String(v.rule).startsWith("tablesight."));
+        if (bad) { err.textContent = bad.message; return; }
+        form.remove();
+        addEvents((r.verdicts || []).map((v) => ({ type: "verdict", frame: state.msg ? state.msg.frame_index : 0, ...v })));
+      } catch (x2) { err.textContent = x2.message; }
+    });
+    answerEl.innerHTML = "";
+    answerEl.append(form);
+  }
+  if (declarePath) {
+    const panel = document.getElementById("selection");
+    const b = document.createElement("button");
+    b.type = "button"; b.id = "correct-position"; b.textContent = "Correct position…";
+    b.title = "The camera has the selected unit in the wrong place: click where it really stands on the board";
+    b.addEventListener("click", () => {
+      const sel = state.msg ? state.msg.selected : null;
+      const text = document.getElementById("selected-text");
+      if (sel === null || sel === undefined) { text.textContent = "Select the unit first, then Correct position."; return; }
+      state.correcting = sel;
+      text.textContent = "Click on the top-down board where the unit really stands.";
+    });
+    panel.append(b);
+  }
   return state;
 }

@@ -1,0 +1,193 @@
+"""The players' last word over the camera (session/overrule.py): an overruled verdict, a corrected position,
+two players overruling the same verdict; ruled the same way by `tablesight replay` from the recorded
+declarations, shown in the live page (real Chromium) and in the battle report. Numbers from the bundled
+Valknut sample, whose golden transcript is the camera's reading."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bench.web import CHROMIUM, CHROMIUM_ARGS
+from rules.engine import Action
+from session.pipeline import Pipeline
+from session.replay import ReplayRun, load_setup, open_source
+from session.report import gather_report
+from tests.webui_server import running_server, session_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_frames" / "valknut_skirmish"
+
+ANNA = {"by": "Anna", "reason": "the tape says 5.9"}
+OVERRULE_BLUE3 = Action("overrule", 17, {"frame": 74, "rule": "valknut.move.distance", "outcome": "legal", **ANNA})
+SECOND_OPINION = Action("overrule", 17, {"frame": 74, "rule": "valknut.move.distance", "outcome": "illegal",
+                                         "by": "Bo", "reason": "it was 7 inches"})
+CORRECT_RED4 = Action("correct", 13, {"at_in": [11.0, 5.1], "by": "Anna", "reason": "base on the ruin's edge"})
+UNDO_BLUE2 = Action("overrule", 16, {"frame": 109, "rule": "valknut.move.distance", "outcome": "illegal",
+                                     "by": "Bo", "reason": "measured from the wrong edge"})
+
+
+def _replay(extra: dict[int, list[Action]]) -> list[dict[str, Any]]:
+    source = open_source(SAMPLE)
+    with source:
+        setup = load_setup(source)
+        plan = {k: list(v) for k, v in setup.declarations.items()}
+        for frame, actions in extra.items():
+            plan.setdefault(frame, []).extend(actions)
+        return list(ReplayRun(source, dataclasses.replace(setup, declarations=plan)).events())
+
+
+@pytest.fixture(scope="module")
+def ruled() -> list[dict[str, Any]]:
+    return _replay({76: [OVERRULE_BLUE3], 77: [SECOND_OPINION], 92: [CORRECT_RED4], 110: [UNDO_BLUE2]})
+
+
+def _at(events: list[dict[str, Any]], frame: int, rule: str, unit: int | None = None) -> list[dict[str, Any]]:
+    return [e for e in events if e["type"] == "verdict" and e["frame"] == frame and e["rule"] == rule
+            and (unit is None or e["unit"] == unit)]
+
+
+def test_an_overruled_verdict_keeps_the_cameras_reading(ruled: list[dict[str, Any]]) -> None:
+    camera = _at(ruled, 74, "valknut.move.distance", 17)
+    assert [v["outcome"] for v in camera] == ["illegal"]  # the recording keeps what the camera said
+    (over,) = _at(ruled, 76, "tablesight.overrule")
+    assert over["numbers"] == {"frame": 74, "rule": "valknut.move.distance", "camera_outcome": "illegal",
+                               "outcome": "legal", "by": "Anna", "reason": "the tape says 5.9", "undone": False}
+    assert over["message"].startswith("Anna overruled the camera on Blue 3")
+
+
+def test_the_first_of_two_overrules_stands(ruled: list[dict[str, Any]]) -> None:
+    (second,) = _at(ruled, 77, "tablesight.overrule.once")
+    assert second["outcome"] == "illegal"
+    assert second["message"] == ("Anna already overruled this verdict on Blue 3 (legal: the tape says 5.9); "
+                                 "the first overrule stands.")
+
+
+def test_a_corrected_position_rules_the_move_again_and_is_used_after(ruled: list[dict[str, Any]]) -> None:
+    golden = [json.loads(line) for line in (SAMPLE / "golden.jsonl").read_text().splitlines()]
+    move = next(e for e in golden if e["type"] == "move" and e["tag"] == 13)
+    (fix,) = _at(ruled, 92, "tablesight.correct")
+    assert fix["numbers"]["camera_in"] == pytest.approx(move["to_in"], abs=0.01)
+    assert fix["numbers"]["shift_in"] == pytest.approx(math.dist(move["to_in"], (11.0, 5.1)), abs=1e-3)
+    (again,) = _at(ruled, 92, "valknut.move.distance", 13)
+    assert again["numbers"]["horizontal_in"] == pytest.approx(math.dist(move["from_in"], (11.0, 5.1)), abs=1e-3)
+    # the later ranged attack of Blue 1 (tag 15) on Red 4 measures from where the players put it (still on
+    # the west ruin's 3" floor: centre to centre in 3-D, less both radii)
+    blue1 = next(e for e in golden if e["type"] == "placed" and e["tag"] == 15)["at_in"]
+    (shot,) = _at(ruled, 115, "valknut.attack.ranged_engaged", 15)
+    (camera_shot,) = [e for e in golden if e.get("rule") == "valknut.attack.ranged_engaged" and e["unit"] == 15]
+    grew = math.hypot(math.dist(blue1, (11.0, 5.1)), 3.0) - math.hypot(math.dist(blue1, move["to_in"]), 3.0)
+    assert shot["numbers"]["gap_in"] - camera_shot["numbers"]["gap_in"] == pytest.approx(grew, abs=0.005)
+    assert grew > 0.5
+
+
+def test_overruled_to_illegal_takes_the_last_action_back() -> None:
+    source = open_source(SAMPLE)
+    with source:
+        setup = load_setup(source)
+        pipe = Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup,
+                        declarations=setup.declarations)
+        assert setup.game is not None
+        dumps: dict[int, Any] = {}
+        for frame in source:
+            declared = [UNDO_BLUE2] if frame.index == 110 else []
+            result = pipe.process(frame, declared=declared)
+            dumps[frame.index] = json.dumps(setup.game.dump_state(pipe.state), sort_keys=True)
+            if frame.index == 110:
+                (undo,) = [v for v in result.verdicts if v["rule"] == "tablesight.overrule"]
+                break
+    assert undo["numbers"]["undone"] is True
+    assert dumps[109] != dumps[108]  # Blue 2's move changed the game...
+    assert dumps[110] == dumps[108]  # ...and overruled, the game goes on from before it
+
+
+def test_replay_rules_recorded_overrules_the_same_way(tmp_path: Path, ruled: list[dict[str, Any]]) -> None:
+    session = tmp_path / "game"
+    shutil.copytree(SAMPLE, session)
+    with (session / "declarations.jsonl").open("a", encoding="utf-8") as fh:
+        for frame, action in ((76, OVERRULE_BLUE3), (77, SECOND_OPINION), (92, CORRECT_RED4), (110, UNDO_BLUE2)):
+            fh.write(json.dumps({"frame": frame, "action": action.to_json()}) + "\n")
+    done = subprocess.run([sys.executable, "-m", "webui.cli", "replay", str(session), "--json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    replayed = [json.loads(line) for line in done.stdout.splitlines()]
+    strip = [{k: v for k, v in e.items() if k != "seconds"} for e in replayed]
+    assert strip == [{k: v for k, v in e.items() if k != "seconds"} for e in ruled]
+    report = gather_report(session)
+    assert [r.rule for r in report.overrules()] == ["tablesight.overrule", "tablesight.overrule.once",
+                                                    "tablesight.correct", "tablesight.overrule"]
+    blue3 = next(m for m in report.moves if m.unit == 17)
+    assert blue3.outcome == "legal" and "Overruled by Anna (illegal by the camera)" in blue3.rulings[-1].message
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The sample played once as a replay source (it stays on its last frame), ruled as Valknut."""
+    root = tmp_path_factory.mktemp("overrule")
+    shutil.copytree(SAMPLE, root / "table")
+    settings = session_settings(root / "table", root, tmp_path_factory.mktemp("setup"), game="valknut")
+    with running_server(settings) as (url, app):
+        live = app.state.runtime.live
+        assert live.wait_for_frame(20)
+        for _ in range(600):
+            if live.status().to_json().get("status") == "ended":
+                break
+            __import__("time").sleep(0.1)
+        yield url
+
+
+def _declare(url: str, action: Action) -> dict[str, Any]:
+    res = httpx.post(url + "/api/live/declare", json={"action": action.to_json()}, timeout=30)
+    assert res.status_code == 200, res.text
+    return res.json()
+
+
+def test_live_overrule_and_correction_over_http(server: str) -> None:
+    first = _declare(server, OVERRULE_BLUE3)
+    assert [v["rule"] for v in first["verdicts"]] == ["tablesight.overrule"]
+    second = _declare(server, SECOND_OPINION)
+    assert second["outcome"] == "illegal" and "the first overrule stands" in second["verdicts"][0]["message"]
+    bad = httpx.post(server + "/api/live/declare", timeout=30, json={"action": {
+        "kind": "overrule", "unit": 17, "params": {"frame": 74, "rule": "valknut.move.distance", "outcome": "maybe",
+                                                   "by": "Anna", "reason": "x"}}})
+    assert bad.status_code == 400 and "legal or illegal, not 'maybe'" in bad.json()["detail"]
+    # Red 5's disengage (frame 131) was the last action ruled: a correction rules it again
+    fixed = _declare(server, Action("correct", 14, {"at_in": [12.5, 7.9], "by": "Bo", "reason": "hand in the way"}))
+    rules = [v["rule"] for v in fixed["verdicts"]]
+    assert rules[0] == "tablesight.correct" and "valknut.disengage.distance" in rules
+    again = next(v for v in fixed["verdicts"] if v["rule"] == "valknut.disengage.distance")
+    assert again["numbers"]["horizontal_in"] == pytest.approx(math.dist((13.2011, 10.2013), (12.5, 7.9)), abs=0.01)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium")
+def test_live_page_overrules_a_verdict(server: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+        page = browser.new_page(viewport={"width": 1500, "height": 950})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server + "/")
+        item = page.locator("#events li.illegal", has_text="Unit 13 moved").first
+        item.wait_for(timeout=20000)
+        item.locator("button.overrule-open").click()
+        form = item.locator("form.overrule")
+        form.locator("input[name=by]").fill("Cara")
+        form.locator("input[name=reason]").fill("the ruin's stairs count as the floor")
+        form.locator("button[type=submit]").click()
+        page.locator("#events li", has_text="Cara overruled the camera on Red 4").wait_for(timeout=20000)
+        page.screenshot(path="/tmp/tablesight-overrule.png")
+        browser.close()
+    assert not errors, errors
