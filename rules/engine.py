@@ -256,15 +256,112 @@ class Game(ABC):
         return False
 
     def camera_action(self, state: Any, unit: UnitId, seen: str, at: tuple[Inches, Inches],
-                      came_from: tuple[Inches, Inches] | None = None) -> Action | None:
-        """What a hex game's piece seen by the camera stands for: `seen` is "placed" (first seen, or put down
-        where it was not) or "move" (from `came_from` to `at`), table inches. None: nothing to rule.
+                      came_from: tuple[Inches, Inches] | None = None, *, positions: Positions | None = None,
+                      measured: Measured | None = None) -> Action | None:
+        """What a unit the camera saw stands for: `seen` is "placed" (first seen, or put down where it was
+        not) or "move" (from `came_from` to `at`), table inches; `positions` are the placements before it,
+        `measured` the move's measured length, ± and the floor it now stands on. None: nothing to rule.
 
-        Default (tiles placed once, as in Rise of the Magni): a "place" at the table point, unless the state
-        already has the piece there. Games whose pieces move override this."""
-        if self.stands_at(state, unit, at[0], at[1]):
+        Default, on a hex board (tiles placed once, as in Rise of the Magni): a "place" at the table point,
+        unless the state already has the piece there. On an open table: a move is a "move" to `at` with its
+        measured length; a base put down is no news. Games whose units do more override this."""
+        if self.board == "hex":
+            if self.stands_at(state, unit, at[0], at[1]):
+                return None
+            return Action("place", unit, {"at": [float(at[0]), float(at[1])]})
+        if seen != "move":
             return None
-        return Action("place", unit, {"at": [float(at[0]), float(at[1])]})
+        params: dict[str, Json] = {"to": [float(at[0]), float(at[1])]}
+        if measured is not None:
+            params.update(length_in=measured.length_in, pm_in=measured.pm_in)
+            if measured.z is not None:
+                params["z"] = measured.z  # the floor it now stands on
+        return Action("move", unit, params)
+
+    def assess(self, state: Any, positions: Positions, unit: UnitId, target: UnitId) -> Assessment | None:
+        """What `unit` could do to `target` now beyond range and sight (which Tablesight measures for every
+        game): the to-hit number and the figures behind it, or None for a game that has nothing to add."""
+        return None
+
+    def status(self, state: Any) -> TurnStatus:
+        """The phase, round or turn and whose turn it is. Default: what the state's `phase`, `round`, `turn`
+        and `active_player` / `to_play` / `player` fields say (None where it says nothing)."""
+        phase = getattr(state, "phase", None)
+        if not isinstance(phase, str):
+            phase = "over" if getattr(state, "over", False) or self.is_over(state) else None
+        numbers = {k: v for k in ("round", "turn")
+                   if isinstance(v := getattr(state, k, None), int) and not isinstance(v, bool)}
+        player = next((v for k in ("active_player", "to_play", "player") if isinstance(v := getattr(state, k, None), str)),
+                      None)
+        return TurnStatus(phase, numbers.get("round"), numbers.get("turn"), player)
+
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
+        """An action in words for a button or a log line, units by name ("attack Blue 1 with Red 5").
+        Default: the kind in words, the unit, then the parameters (a unit id parameter by name)."""
+        words = action.kind.replace("_", " ")
+        if action.unit is not None:
+            words += f" {name_of(action.unit)}"
+        rest = {k: v for k, v in action.params.items() if k != "player"}
+        if rest:
+            words += " (" + ", ".join(f"{k.replace('_', ' ')} {_said(k, v, name_of)}" for k, v in rest.items()) + ")"
+        return words
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A camera move's measured figures: path length and its ±, and the floor the base now stands on (inches)."""
+
+    length_in: Inches
+    pm_in: Inches
+    z: Inches | None = None
+    """None when the base is no longer on the table (lifted again at once)."""
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """A game's answer to "what can this unit do to that one" (see `Game.assess`)."""
+
+    to_hit: int | None = None
+    """The die roll needed to hit ("4" reads "4+"), None when no attack is possible now."""
+    numbers: Mapping[str, Json] = field(default_factory=dict)
+    verdicts: tuple[Verdict, ...] = ()
+    overlays: tuple[Overlay, ...] = ()
+
+    def to_json(self) -> dict[str, Json]:
+        return {"to_hit": self.to_hit, **self.numbers, "verdicts": [v.to_json() for v in self.verdicts],
+                "overlays": [o.to_json() for o in self.overlays]}
+
+
+@dataclass(frozen=True)
+class TurnStatus:
+    """Where a game stands: its phase, round and turn numbers, and the player to act (None: not said)."""
+
+    phase: str | None = None
+    round: int | None = None
+    turn: int | None = None
+    player: str | None = None
+
+    def to_json(self) -> dict[str, Json]:
+        out: dict[str, Json] = {"phase": self.phase}
+        if self.round is not None:
+            out["round"] = self.round
+        if self.turn is not None:
+            out["turn"] = self.turn
+        out["player"] = self.player
+        return out
+
+
+def _said(key: str, value: Json, name_of: Callable[[UnitId], str]) -> str:
+    """A parameter's value in words: a unit id parameter ("target", "unit", "enemy") by name, numbers short."""
+    if key in ("target", "unit", "enemy", "carrier") and isinstance(value, int) and not isinstance(value, bool):
+        return name_of(value)
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    if isinstance(value, list):
+        return "(" + ", ".join(_said("", v, name_of) for v in value) + ")"
+    if isinstance(value, dict):
+        return ", ".join(f"{k.replace('_', ' ')} {_said(str(k), v, name_of)}" for k, v in value.items())
+    return str(value)
 
 
 _REGISTRY: dict[str, type[Game]] = {}

@@ -25,7 +25,7 @@ import shapely
 
 from calibration.pose_watch import ANCHOR_SHIFT_PX, PoseWatch
 from calibration.table import TableCalibration
-from rules.engine import Action, Game, Outcome, Placement, RulesInputError, Shape, UnitId
+from rules.engine import Action, Game, Measured, Outcome, Placement, RulesInputError, Shape, UnitId
 from rules.roster import Roster
 from rules.terrain import TerrainPiece, place_terrain, terrain_to_json
 from session.floors import stand_on_floors
@@ -219,32 +219,21 @@ class Pipeline:
 
     # ------------------------------------------------------------------------------------------ rules
     def _action_for(self, event: Mapping[str, Any], before: Mapping[UnitId, Placement]) -> Action | None:
-        """The game action a tracker event stands for (None when the game has nothing to rule)."""
+        """The game action a tracker event stands for (None when the game has nothing to rule): the game says,
+        through `Game.camera_action`, from what the camera saw and measured."""
         assert self.game is not None
-        tag = int(event["tag"])
         kind = event.get("type")
-        if self.game.name == "valknut" and kind == "move":
-            from rules.valknut.game import action_from_move_event
-
-            action = action_from_move_event(event, self.state, before)
-            now = self._placements().get(tag)
-            if now is None:
-                return action
-            # the floor it now stands on: a climb onto a 3" ruin is 3" up, not up and back down
-            return Action(action.kind, action.unit, {**action.params, "z": now.z})
-        if self.game.name == "valknut" and kind == "placed" and getattr(self.state, "phase", "") == "deploy":
-            return Action("deploy", tag, {"to": list(event["at_in"])})
-        if self.game.board == "hex" and kind in ("placed", "move"):
-            x, y = event["to_in"] if kind == "move" else event["at_in"]
-            came_from = (float(event["from_in"][0]), float(event["from_in"][1])) if kind == "move" else None
-            return self.game.camera_action(self.state, tag, str(kind), (float(x), float(y)), came_from)
+        if kind not in ("move", "placed"):
+            return None
+        tag = int(event["tag"])
+        x, y = event["to_in"] if kind == "move" else event["at_in"]
+        came_from = (float(event["from_in"][0]), float(event["from_in"][1])) if kind == "move" else None
+        measured = None
         if kind == "move":
-            params = {"to": list(event["to_in"]), "length_in": event["length_in"], "pm_in": event["pm_in"]}
             now = self._placements().get(tag)
-            if now is not None:
-                params["z"] = now.z  # the floor it now stands on
-            return Action("move", tag, params)
-        return None
+            measured = Measured(event["length_in"], event["pm_in"], now.z if now is not None else None)
+        return self.game.camera_action(self.state, tag, str(kind), (float(x), float(y)), came_from,
+                                       positions=before, measured=measured)
 
     def declare(self, action: Action) -> list[dict[str, Any]]:
         """Rule on an action a player declared (in the UI or in a recorded session's declarations); an overrule
@@ -464,15 +453,9 @@ class Pipeline:
         return [o.to_json() for o in self.game.overlays(self.state, self.positions, selected)]
 
     def ask(self, unit: int, target: int) -> dict[str, Any]:
-        """What the game says of `unit` attacking `target` now (the to-hit number where the game has one)."""
-        if self.game is None or self.state is None or self.game.name != "valknut":
+        """What the game says of `unit` attacking `target` now (`Game.assess`: the to-hit number and the figures
+        behind it, where the game has them), as JSON; {} when no game is ruled or it has nothing to add."""
+        if self.game is None or self.state is None:
             return {}
-        from rules.valknut.table import Table
-        from rules.valknut.units import to_hit
-
-        table = Table.of(self.state, self.positions)
-        try:
-            acc, eva = table.stats(unit).accuracy, table.stats(target).evasion
-        except (KeyError, AttributeError, RulesInputError):
-            return {}
-        return {"to_hit": to_hit(acc, eva), "accuracy": acc, "evasion": eva}
+        answer = self.game.assess(self.state, self.positions, unit, target)
+        return answer.to_json() if answer is not None else {}

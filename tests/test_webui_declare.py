@@ -93,8 +93,8 @@ def test_setup_declared_then_a_recorded_move_gets_a_real_verdict(client: TestCli
     kinds = {g["kind"] for g in a["groups"]}
     assert "end_activation" in kinds and "attack" in kinds and not kinds & {"move", "disengage"}
     labels = [x["label"] for g in a["groups"] for x in g["actions"]]
-    assert "Red: end activation of unit 12" in labels and "Red: attack 22 with 13" in labels
-    assert "Red: attack 21 with 13" not in labels  # the wall blocks 13's sight of 21 (see test_webui_api)
+    assert "Red: end red 12's activation" in labels and "Red: red 13 attacks blue 22" in labels
+    assert "Red: red 13 attacks blue 21" not in labels  # the wall blocks 13's sight of 21 (see test_webui_api)
     # the declared verdicts are in the event log, every one of them (legal ones too)
     logged = [e for e in client.get("/api/live/events").json()["events"] if e.get("event") == "declared"]
     assert len(logged) >= 29 and any(e["rule"] == "valknut.drop_zones.roll" for e in logged)

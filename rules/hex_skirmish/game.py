@@ -35,6 +35,7 @@ from rules.engine import (
     ActionError,
     Game,
     Json,
+    Measured,
     Outcome,
     Overlay,
     Placement,
@@ -298,7 +299,8 @@ class HexSkirmish(Game):
         return state, _positions(units, state.layout)
 
     def camera_action(self, state: SkirmishState, unit: UnitId, seen: str, at: tuple[float, float],
-                      came_from: tuple[float, float] | None = None) -> Action | None:
+                      came_from: tuple[float, float] | None = None, *, positions: Positions | None = None,
+                      measured: Measured | None = None) -> Action | None:
         """A figure the camera saw moved to another cell is a move there (with every movement rule: Move points,
         water, climbing, falls, engagement); a figure first seen, or nudged within its cell, is no news, and so
         is a position that is not a number (NaN, infinite)."""

@@ -30,27 +30,31 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from rules.engine import (
     Action,
+    Assessment,
     Game,
     Json,
+    Measured,
     Outcome,
     Overlay,
     Placement,
     Positions,
     Result,
+    RulesInputError,
     ScenarioError,
     Shape,
+    TurnStatus,
     UnitId,
     Verdict,
     register,
 )
 from rules.geometry import all_pairs_sight
 from rules.terrain import parse_terrain
-from rules.valknut.actions import check, deployer, rolls_of, rule, stockpile_placer
+from rules.valknut.actions import check, deployer, rolls_of, rule, stockpile_placer, zone_chooser
 from rules.valknut.board import Battlefield, odd, second_drop_zone_allowed
 from rules.valknut.setup import new_state, scenario_state
 from rules.valknut.state import ValknutState, dump_state, load_state
@@ -115,6 +119,63 @@ class Valknut(Game):
                 "kills": {p: state.kills.of(p) for p in state.players}}
 
     # ------------------------------------------------------------------------------------ legal actions
+
+    def camera_action(self, state: ValknutState, unit: UnitId, seen: str, at: tuple[float, float],
+                      came_from: tuple[float, float] | None = None, *, positions: Positions | None = None,
+                      measured: Measured | None = None) -> Action | None:
+        """A base moved is a Move, or a Disengage when it started within 1" of an enemy (surely); a base put
+        down in the deploy phase is its deployment there; otherwise a base put down is no news."""
+        if seen == "placed":
+            return Action("deploy", unit, {"to": [float(at[0]), float(at[1])]}) if state.phase == "deploy" else None
+        event: dict[str, Json] = {"tag": unit, "to_in": [float(at[0]), float(at[1])]}
+        if measured is not None:
+            event.update(length_in=measured.length_in, pm_in=measured.pm_in)
+        action = action_from_move_event(event, state, positions or {})
+        if measured is None or measured.z is None:
+            return action
+        # the floor it now stands on: a climb onto a 3" ruin is 3" up, not up and back down
+        return Action(action.kind, action.unit, {**action.params, "z": measured.z})
+
+    def assess(self, state: ValknutState, positions: Positions, unit: UnitId, target: UnitId) -> Assessment | None:
+        """The roll `unit` needs to hit `target` (its Accuracy against the target's Evasion)."""
+        table = Table.of(state, positions)
+        try:
+            acc, eva = table.stats(unit).accuracy, table.stats(target).evasion
+        except (KeyError, AttributeError, RulesInputError):
+            return None
+        return Assessment(to_hit(acc, eva), {"accuracy": acc, "evasion": eva})
+
+    def status(self, state: ValknutState) -> TurnStatus:
+        """The phase and turn; in the setup phases, the player who places, chooses or deploys next."""
+        base = super().status(state)
+        chooser = {"stockpiles": stockpile_placer, "drop_zones": zone_chooser, "deploy": deployer}.get(state.phase)
+        if base.player is None and chooser is not None:
+            return TurnStatus(base.phase, base.round, base.turn, chooser(state))
+        return base
+
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
+        """Valknut's actions in the rule book's words, units by name."""
+        p, u, kind = dict(action.params), action.unit, action.kind
+        who = name_of(u) if u is not None else ""
+        if kind == "choose_path" and u is not None:
+            return f"choose the Path of the {str(p.get('path', '?')).title()} for {who}"
+        if kind == "attack" and u is not None and isinstance(p.get("target"), int):
+            return f"{who} attacks {name_of(int(p['target']))}"  # type: ignore[arg-type]
+        if kind == "end_activation":
+            return f"end {who}'s activation" if u is not None else "end the activation"
+        if kind in ("deploy", "redeploy") and isinstance(p.get("to"), list):
+            x, y = p["to"]  # type: ignore[misc]
+            extra = f" (penalty {p['penalty']})" if "penalty" in p else ""
+            return f"{kind} {who} at ({float(x):.1f}, {float(y):.1f}){extra}"
+        if kind == "place_stockpile" and isinstance(p.get("at"), list):
+            x, y = p["at"]  # type: ignore[misc]
+            return f"place a Runic Stockpile at ({float(x):.1f}, {float(y):.1f})"
+        if kind == "choose_drop_zone" and "section" in p:
+            return f"choose section {p['section']} as Drop Zone"
+        if kind == "pick_up_runestone" and u is not None:
+            where = f"stockpile {p['stockpile']}" if "stockpile" in p else f"stone {p.get('stone', '?')} on the ground"
+            return f"{who} picks up a Runestone from {where}"
+        return super().describe(action, name_of)
 
     def _fine(self, table: Table, action: Action) -> bool:
         return all(v.outcome in (Outcome.LEGAL, Outcome.INFO) for v in check(table, action))

@@ -67,6 +67,7 @@ from rules.engine import (
     ActionError,
     Game,
     Json,
+    Measured,
     Outcome,
     Overlay,
     Placement,
@@ -1234,7 +1235,8 @@ class Vigtavl(Game):
         return Result(new, positions_of(new), tuple(verdicts), self.overlays(new, positions_of(new), action.unit))
 
     def camera_action(self, state: VigtavlState, unit: UnitId, seen: str, at: tuple[float, float],
-                      came_from: tuple[float, float] | None = None) -> Action | None:
+                      came_from: tuple[float, float] | None = None, *, positions: Positions | None = None,
+                      measured: Measured | None = None) -> Action | None:
         """A piece the camera saw put down or moved: in the placement phase an unplaced ship put on the sea is
         placed there; later a piece now on another hex than the state has it moved there (with the move rules:
         its type's reach, terrain, occupancy). A piece already where the state has it, one aboard a freighter,

@@ -3,6 +3,7 @@ and the actions the camera cannot see (setup, paths, attacks, ending an activati
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, WebSocket
@@ -11,7 +12,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict
 from pydantic_core import PydanticCustomError
 from starlette.concurrency import run_in_threadpool
 
-from rules.engine import Action, ActionError, RulesInputError, game_names
+from rules.engine import Action, ActionError, Game, RulesInputError, game_names
 from rules.roster import Roster
 from session.ask import ask_about
 from session.live_loop import LoopNotReady
@@ -133,59 +134,29 @@ def _words(kind: str) -> str:
     return kind.replace("_", " ")
 
 
-def _value(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.1f}"
-    if isinstance(v, list | tuple):
-        return "(" + ", ".join(_value(x) for x in v) + ")"
-    if isinstance(v, dict):
-        return ", ".join(f"{_words(str(k))} {_value(x)}" for k, x in v.items())
-    return str(v)
+def names_of(roster: Roster | None) -> Callable[[int], str]:
+    """unit id -> the roster's name for it ("tag 17" for a unit the roster does not name)."""
+    names = {t: u.name for t, u in roster.units.items()} if roster is not None else {}
+    return lambda unit: names.get(unit, f"tag {unit}")
 
 
-def action_label(action: Action, owner: str | None) -> str:
-    """A short sentence for a button: "Red: choose Bear path for unit 12", "Red: attack 21 with 13"."""
-    p, u = dict(action.params), action.unit
-    who = owner or (p.get("player") if isinstance(p.get("player"), str) else None)
-    p.pop("player", None)
-    kind = action.kind
-    if kind == "choose_path" and u is not None:
-        text = f"choose {str(p.get('path', '?')).title()} path for unit {u}"
-    elif kind == "attack" and u is not None and "target" in p:
-        text = f"attack {p['target']} with {u}"
-    elif kind == "end_activation":
-        text = f"end activation of unit {u}" if u is not None else "end the activation"
-    elif kind in ("deploy", "redeploy") and "to" in p:
-        text = f"{kind} unit {u} at {_value(p['to'])}" + (f" ({_value(p['penalty'])} penalty)" if "penalty" in p else "")
-    elif kind == "place_stockpile" and "at" in p:
-        text = f"place a Runic Stockpile at {_value(p['at'])}"
-    elif kind == "choose_drop_zone" and "section" in p:
-        text = f"choose section {p['section']} as Drop Zone"
-    elif kind == "pick_up_runestone" and u is not None:
-        where = f"stockpile {p['stockpile']}" if "stockpile" in p else f"stone {p.get('stone', '?')} on the ground"
-        text = f"unit {u} picks up a Runestone from {where}"
-    else:
-        text = _words(kind) + (f" unit {u}" if u is not None else "") + (f" ({_value(p)})" if p else "")
-    text = text[0].upper() + text[1:] if not who else text
-    return f"{str(who).title()}: {text}" if who else text
+def action_label(game: Game, action: Action, owner: str | None, roster: Roster | None) -> str:
+    """A short sentence for a button, in the game's words: "Red: Red 5 attacks Blue 1"."""
+    text = game.describe(action, names_of(roster))
+    who = owner or (action.params.get("player") if isinstance(action.params.get("player"), str) else None)
+    if not who:
+        return text[:1].upper() + text[1:]
+    return f"{str(who).title()}: {text}"
 
 
-def game_status(game: Any, state: Any, actions: list[Action], roster: Roster | None) -> dict[str, Any]:
-    """The phase, the round or turn and whose turn it is, as far as the game's state says (None when silent)."""
-    phase = getattr(state, "phase", None)
-    if not isinstance(phase, str):
-        phase = "over" if getattr(state, "over", False) or game.is_over(state) else None
-    numbers = {k: v for k in ("round", "turn") if isinstance(v := getattr(state, k, None), int)}
-    player = next((v for k in ("active_player", "to_play", "player") if isinstance(v := getattr(state, k, None), str)),
-                  None)
-    if player is None and game.name == "valknut" and phase in ("stockpiles", "drop_zones", "deploy"):
-        from rules.valknut.actions import deployer, stockpile_placer, zone_chooser
-
-        player = {"stockpiles": stockpile_placer, "drop_zones": zone_chooser, "deploy": deployer}[phase](state)
-    if player is None and roster is not None:  # everyone who can act now is on one side
+def game_status(game: Game, state: Any, actions: list[Action], roster: Roster | None) -> dict[str, Any]:
+    """The phase, the round or turn and whose turn it is, as the game says (`Game.status`); when it names no
+    player and everyone who can act now is on one side, that side."""
+    status = game.status(state).to_json()
+    if status["player"] is None and roster is not None:
         owners = {roster.units[a.unit].owner for a in actions if a.unit is not None and a.unit in roster.units}
-        player = owners.pop() if len(owners) == 1 else None
-    return {"phase": phase, **numbers, "player": player}
+        status["player"] = owners.pop() if len(owners) == 1 else None
+    return status
 
 
 def _ruled(runtime: Any) -> tuple[Any, Any, Any, Roster | None]:
@@ -218,7 +189,7 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]
         owner = roster.units[a.unit].owner if roster is not None and a.unit in roster.units else None
         if owner is None and a.unit is None and a.kind in ("place_stockpile", "choose_drop_zone"):
             owner = status["player"]
-        groups.setdefault(a.kind, []).append({"label": action_label(a, owner), "action": a.to_json()})
+        groups.setdefault(a.kind, []).append({"label": action_label(game, a, owner, roster), "action": a.to_json()})
     message = "" if offered else ("The game is over." if status["phase"] == "over" else
                                   "Nothing to declare now: the camera's moves are next.")
     if len(offered) > len(shown):
