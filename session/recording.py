@@ -31,18 +31,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rules.engine import Action
 from rules.terrain import terrain_to_json
 from session.live_loop import Feed, PipelineLike
 from session.store import SessionStore
+from session.table_setup import TableSetup
 from vision.recorder import Recorder
 from vision.session_dir import fsync_dir, write_json_atomic
 from vision.sources import Frame
-
-if TYPE_CHECKING:
-    from session.runtime import TableSetup
 
 log = logging.getLogger("tablesight.recording")
 

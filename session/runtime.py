@@ -11,12 +11,11 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from calibration.errors import InputError
-from rules.engine import Action, RulesInputError, find_game
+from rules.engine import RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
 from session.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
@@ -25,6 +24,7 @@ from session.paths import SAMPLE_SESSION_DIR, confined_session
 from session.recording import LiveRecording
 from session.settings import Settings
 from session.setup_files import check_tags_apart, read_json_file
+from session.table_setup import TableSetup
 from session.timeline import Timeline
 from vision.session_dir import is_session_dir, open_session
 from vision.sources import CameraSource, VideoSource
@@ -42,24 +42,6 @@ MAX_OPEN_REPLAYS = 2
 
 class SetupError(InputError):
     """A setup file (calibration, roster, terrain) or a source that cannot be used."""
-
-
-@dataclass
-class TableSetup:
-    """The current calibration (TableCalibration or None), roster, terrain pieces and game name."""
-
-    calibration: Any = None
-    roster: Roster | None = None
-    terrain: tuple[TerrainPiece, ...] = ()
-    game: str | None = None
-    game_setup: dict[str, Any] | None = None
-    """The game's setup object a recorded session carries (None: start from the roster and terrain)."""
-    declarations: dict[int, list[Action]] = field(default_factory=dict)
-    """Actions the players declared in a recorded session, by frame index."""
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def terrain_json(self) -> dict[str, Any]:
-        return terrain_to_json(self.terrain)
 
 
 def with_session_plan(setup: TableSetup, session_dir: Path | None) -> TableSetup:

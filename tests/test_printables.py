@@ -8,7 +8,7 @@ import numpy as np
 import pypdfium2 as pdfium
 import pytest
 
-from vision.printables import BASE_SIZES_MM, tag_size_for_base
+from session.printables import BASE_SIZES_MM, tag_size_for_base
 from vision.tag_family import TAG_COUNT, tag_bitmap
 from vision.tags import detect_tags
 from webui.cli import main

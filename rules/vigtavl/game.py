@@ -70,7 +70,6 @@ from rules.engine import (
     Measured,
     Outcome,
     Overlay,
-    Placement,
     Positions,
     Result,
     RulesInputError,
@@ -80,7 +79,8 @@ from rules.engine import (
     Verdict,
     register,
 )
-from rules.hexgrid import Edge, Hex, Layout, direction_between, distance, neighbors, parse_board, parse_layout
+from rules.hexgrid import Edge, Hex, direction_between, distance, neighbors
+from rules.vigtavl.board import map_check, positions_of, scenario_board
 from rules.vigtavl.combat import breach_roll as roll_breach
 from rules.vigtavl.combat import (
     close_combat,
@@ -91,6 +91,7 @@ from rules.vigtavl.combat import (
     side_toward,
     tactics,
 )
+from rules.vigtavl.judge import judge
 from rules.vigtavl.moves import (
     boarding_cost,
     can_escape,
@@ -107,14 +108,11 @@ from rules.vigtavl.state import (
     TurnState,
     VigtavlState,
     Wall,
-    board_cells,
     dump,
     geography,
-    hexagon_side,
     load,
     parse_edge,
     piece_kind,
-    standard_map_side,
 )
 from rules.vigtavl.units import (
     ACTIONS_PER_ACTIVATION,
@@ -1126,18 +1124,6 @@ def _settle(state: VigtavlState) -> tuple[VigtavlState, list[Verdict]]:
 # ---------------------------------------------------------------------------------------------- the game
 
 
-def positions_of(state: VigtavlState, base_mm: float = 25.0) -> dict[UnitId, Placement]:
-    """Each piece on the map at its hex centre (table inches); sunk and unplaced pieces have none."""
-    out = {}
-    for p in state.pieces:
-        h = state.where(p)
-        if h is None:
-            continue
-        x, y = state.layout.to_table(h)
-        out[p.id] = Placement(p.id, x, y)
-    return out
-
-
 def _players_from(setup: Mapping[str, Any]) -> tuple[str, ...]:
     players = setup.get("players")
     if players is None:
@@ -1148,17 +1134,6 @@ def _players_from(setup: Mapping[str, Any]) -> tuple[str, ...]:
     if len(set(players)) != len(players):
         raise ScenarioError(f'"players" lists a name twice: {list(players)!r}.')
     return tuple(players)
-
-
-def _board(obj: Any) -> tuple[tuple[tuple[Hex, str], ...], Layout]:
-    if not isinstance(obj, Mapping):
-        raise ScenarioError('The Vigtavl scenario needs "board": {"hexagon": N, "default": {"terrain": "sea"}, "cells": [...]}.')
-    try:
-        board = parse_board(obj, terrains=("land", "sea", "mountain"), where="the Vigtavl board")
-        layout = parse_layout(obj.get("layout", {"size_in": 1.0}), "the board's layout")
-    except RulesInputError as err:
-        raise ScenarioError(str(err)) from None
-    return board_cells(board), layout
 
 
 def starting_pieces(players: tuple[str, ...], first_tag: int = 10) -> tuple[Piece, ...]:
@@ -1192,7 +1167,7 @@ class Vigtavl(Game):
         """setup: {"board": {...hex board, "layout": {...}}, "players": [...], "winds": "clockwise"|..., "roster": {...}}.
 
         Without a roster every player gets the starting units (tags from 10 up), knights loaded on freighters."""
-        cells, layout = _board(setup.get("board"))
+        cells, layout = scenario_board(setup.get("board"))
         players = _players_from(setup)
         if not 2 <= len(players) <= 4:
             raise ScenarioError(f"Vigtavl is for 2 to 4 players; the setup names {len(players)}.")
@@ -1305,8 +1280,6 @@ class Vigtavl(Game):
 
     # ------------------------------------------------------------------ judge
     def judge(self, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
-        from rules.vigtavl.judge import judge
-
         return judge(self, scenario, rng)
 
 
@@ -1323,19 +1296,6 @@ def _roster_pieces(roster: Any, players: tuple[str, ...]) -> tuple[Piece, ...]:
         aboard = u.extra.get("aboard")
         out.append(Piece(u.tag, kind, u.owner, None, aboard if isinstance(aboard, int) else None))
     return tuple(sorted(out, key=lambda p: p.id))
-
-
-def map_check(cells: tuple[tuple[Hex, str], ...], players: int) -> Verdict:
-    """Setup, Size: is the map a hexagon with the recommended hexes a side for this many players?"""
-    want = standard_map_side(players)
-    side = hexagon_side(cells)
-    counts = {t: sum(1 for _, x in cells if x == t) for t in ("land", "sea", "mountain")}
-    nums: dict[str, Json] = {"side": side, "recommended_side": want, "cells": len(cells), **counts}
-    if side == want:
-        return _ok("setup.size", f"A hexagonal map {side} hexes a side: the recommended size for {players} players.", None, **nums)
-    what = f"{side} hexes a side" if side else "not a regular hexagon"
-    return _info("setup.size", f"The map is {what}; the guideline for {players} players is {want} hexes a side "
-                 "(players may build the map as they like).", None, **nums)
 
 
 __all__ = ["Vigtavl", "VigtavlState", "leaders", "map_check", "positions_of", "standings", "starting_pieces"]

@@ -10,11 +10,12 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rules.engine import Action, Game, Json, Outcome, RulesInputError, ScenarioError, Verdict
 from rules.hexgrid import Hex
 from rules.roster import MM_PER_INCH
+from rules.vigtavl.board import map_check, positions_of, scenario_board
 from rules.vigtavl.combat import line_of_fire
 from rules.vigtavl.moves import destinations, movement, wind_links
 from rules.vigtavl.state import (
@@ -40,9 +41,6 @@ from rules.vigtavl.units import (
     canonical,
 )
 from rules.vigtavl.victory import anytime_claims, end_awards, end_counts, leaders, standings
-
-if TYPE_CHECKING:
-    from rules.vigtavl.game import Vigtavl
 
 
 def _hex(v: Any, where: str) -> Hex:
@@ -78,15 +76,13 @@ def _name_map(obj: Any, players: tuple[str, ...], key: str, default: dict[str, i
 
 def build_position(game: Game, scenario: Mapping[str, Json]) -> tuple[VigtavlState, list[Verdict]]:
     """The state a scenario describes, and any position verdicts (bases astride a cell border)."""
-    from rules.vigtavl.game import _board
-
     st = scenario.get("state", {})
     if not isinstance(st, Mapping):
         raise ScenarioError('"state" must be an object (phase, player, gold, silver, ...).')
     board = scenario.get("board")
     if isinstance(board, Mapping) and "layout" not in board and "layout" in scenario:
         board = {**board, "layout": scenario["layout"]}
-    cells, layout = _board(board)
+    cells, layout = scenario_board(board)
     g = geography(cells)
     units_in = scenario.get("units", [])
     if not isinstance(units_in, list):
@@ -256,9 +252,7 @@ def _summary(state: VigtavlState) -> dict[str, Json]:
     }
 
 
-def _question(game: Vigtavl, state: VigtavlState, q: Mapping[str, Any]) -> tuple[list[Verdict], dict[str, Json], dict[str, Json]]:
-    from rules.vigtavl.game import map_check
-
+def _question(game: Game, state: VigtavlState, q: Mapping[str, Any]) -> tuple[list[Verdict], dict[str, Json], dict[str, Json]]:
     kind = q.get("kind")
     g = geography(state.cells)
     if kind == "occupancy":
@@ -340,7 +334,7 @@ def _question(game: Vigtavl, state: VigtavlState, q: Mapping[str, Any]) -> tuple
                         "map, winds or stats.")
 
 
-def judge(game: Vigtavl, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
+def judge(game: Game, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
     """Answer one scenario: {"game", "action", "outcome", "verdicts", "numbers", "after", ...}."""
     state, verdicts = build_position(game, scenario)
     answer: dict[str, Json] = {"game": "vigtavl"}
@@ -358,8 +352,6 @@ def judge(game: Vigtavl, scenario: Mapping[str, Json], rng: random.Random) -> di
             action = Action.from_json(scenario["action"])
         except RulesInputError as err:
             raise ScenarioError(str(err)) from None
-        from rules.vigtavl.game import positions_of
-
         res = game.apply(state, positions_of(state), action, rng)
         verdicts += list(res.verdicts)
         numbers = {}

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from calibration.layout import default_layout, load_layout, parse_board
-from vision.printables import PrintableError, anchor_mat_pdf
+from session.printables import PrintableError, anchor_mat_pdf
 
 
 def configure(p: argparse.ArgumentParser) -> None:

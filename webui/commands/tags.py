@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from vision.printables import BASE_SIZES_MM, PrintableError, parse_ids, tag_sheet_pdf, tag_size_for_base
+from session.printables import BASE_SIZES_MM, PrintableError, parse_ids, tag_sheet_pdf, tag_size_for_base
 
 
 def configure(p: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
 from calibration.layout import default_layout, parse_board
-from vision.printables import anchor_mat_pdf, parse_ids, tag_sheet_pdf
+from session.printables import anchor_mat_pdf, parse_ids, tag_sheet_pdf
 from webui.deps import RuntimeDep
 
 router = APIRouter()
