@@ -209,6 +209,8 @@ class Game(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     board: ClassVar[str]
+    camera_kinds: ClassVar[frozenset[str]] = frozenset({"move"})
+    """Action kinds the camera makes by itself (a base moved): not offered to the players to declare."""
 
     @abstractmethod
     def new_state(self, setup: Mapping[str, Json]) -> Any:

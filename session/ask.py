@@ -84,19 +84,14 @@ def ask_about(loop: LiveLoop, setup: TableSetup, unit: int, target: int) -> dict
         "overlays": overlays,
     }
     pipeline = loop.pipeline
-    ask = getattr(pipeline, "ask", None)
-    if ask is not None:
-        ruling = ask(unit, target)
-        if isinstance(ruling, dict):
-            answer["verdicts"] = list(ruling.get("verdicts", []))
-            answer["to_hit"] = ruling.get("to_hit")
-            answer["overlays"] += list(ruling.get("overlays", []))
-            for key, value in ruling.items():
-                answer.setdefault(key, value)
+    if pipeline is not None:
+        ruling = pipeline.ask(unit, target)
+        answer["verdicts"] = list(ruling.get("verdicts", []))
+        answer["to_hit"] = ruling.get("to_hit")
+        answer["overlays"] += list(ruling.get("overlays", []))
+        for key, value in ruling.items():
+            answer.setdefault(key, value)
     result = loop.latest_result
-    project = getattr(result, "project_to_image", None)
-    cal = getattr(result, "calibration", None)
-    if project is None and cal is not None:
-        project = cal.table_to_image
-    answer["image_shapes"] = image_shapes(project, [], [], answer["overlays"], []) if project is not None else []
+    cal = result.calibration if result is not None else None
+    answer["image_shapes"] = image_shapes(cal.table_to_image, [], [], answer["overlays"], []) if cal is not None else []
     return answer

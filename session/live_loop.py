@@ -21,12 +21,13 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
 
 from calibration.errors import InputError
-from rules.engine import Action, ActionError, RulesInputError
+from calibration.table import TableCalibration
+from rules.engine import Action, ActionError, Game, Placement, RulesInputError, UnitId
 from rules.roster import Roster
 from session.broadcast import Broadcast
 from session.frame_message import (
@@ -40,6 +41,7 @@ from session.frame_message import (
 )
 from session.frame_publisher import FramePublisher
 from session.overrule import correction_of, overrule_key
+from vision.tags import detect_tags, gray_frame
 
 log = logging.getLogger("tablesight.live")
 
@@ -66,14 +68,69 @@ class Feed(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
 class SeekableFeed(Feed, Protocol):
     def seek(self, index: int) -> None: ...
 
     def __len__(self) -> int: ...
 
 
+class FrameLike(Protocol):
+    """What one frame gave (session.pipeline.FrameResult, or DetectedFrame before the table is calibrated):
+    positions and overlays in table inches, `image` the BGR frame, `calibration` None when uncalibrated."""
+
+    @property
+    def frame_index(self) -> int: ...
+    @property
+    def t(self) -> float: ...
+    @property
+    def image(self) -> np.ndarray: ...
+    @property
+    def tags(self) -> tuple[Any, ...]: ...
+    @property
+    def fixes(self) -> tuple[Any, ...]: ...
+    @property
+    def events(self) -> tuple[Any, ...]: ...
+    @property
+    def verdicts(self) -> tuple[Any, ...]: ...
+    @property
+    def overlays(self) -> tuple[Any, ...]: ...
+    @property
+    def board(self) -> Mapping[str, float] | None: ...
+    @property
+    def calibration(self) -> Any: ...
+    @property
+    def timings_ms(self) -> Mapping[str, float]: ...
+
+
 class PipelineLike(Protocol):
-    def process(self, frame: Any) -> Any: ...
+    """Everything the live loop drives: session.pipeline.Pipeline on a calibrated table, DetectOnly before."""
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether it measures a calibrated table (and so may rule a game)."""
+    @property
+    def game(self) -> Game | None: ...
+    @property
+    def state(self) -> Any: ...
+    @property
+    def positions(self) -> Mapping[UnitId, Placement]: ...
+    @property
+    def status(self) -> str: ...
+
+    def process(self, frame: Any, declared: Sequence[Action] = ()) -> FrameLike: ...
+
+    def declare(self, action: Action) -> list[dict[str, Any]]: ...
+
+    def overlays_now(self) -> list[dict[str, Any]]: ...
+
+    def overlays_for(self, selected: int) -> list[dict[str, Any]]: ...
+
+    def checkpoint(self, frame: int) -> Any: ...
+
+    def resume(self, cp: Any) -> None: ...
+
+    def ask(self, unit: int, target: int) -> dict[str, Any]: ...
 
 
 class LoopRecorder(Protocol):
@@ -112,11 +169,39 @@ class DetectedFrame:
 
 
 class DetectOnly:
-    """The pipeline of an uncalibrated table: find the tags (so the calibration wizard can show the anchors)."""
+    """The pipeline of an uncalibrated table: find the tags (so the calibration wizard can show the anchors).
+    It rules nothing: no game, no positions, a declaration is refused in one sentence."""
 
-    def process(self, frame: Any) -> DetectedFrame:
-        from vision.tags import detect_tags, gray_frame
+    calibrated = False
+    game: Game | None = None
+    state: Any = None
 
+    def __init__(self) -> None:
+        self.positions: Mapping[UnitId, Placement] = {}
+
+    @property
+    def status(self) -> str:
+        return "the table is not calibrated yet: tags only"
+
+    def declare(self, action: Action) -> list[dict[str, Any]]:
+        raise NoGameToRule("No game is being ruled: the table is not calibrated yet; calibrate it first.")
+
+    def overlays_now(self) -> list[dict[str, Any]]:
+        return []
+
+    def overlays_for(self, selected: int) -> list[dict[str, Any]]:
+        return []
+
+    def checkpoint(self, frame: int) -> None:
+        return None
+
+    def resume(self, cp: Any) -> None:
+        return None
+
+    def ask(self, unit: int, target: int) -> dict[str, Any]:
+        return {}
+
+    def process(self, frame: Any, declared: Sequence[Action] = ()) -> DetectedFrame:
         t0 = time.perf_counter()
         tags = detect_tags(gray_frame(frame.image))
         ms = (time.perf_counter() - t0) * 1000.0
@@ -209,7 +294,7 @@ class LiveLoop:
         self._last_pub = 0.0
         self._moves: dict[int, dict[str, Any]] = {}
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG_SIZE)
-        self.latest_result: Any = None
+        self.latest_result: FrameLike | None = None
         self.latest_positions: dict[int, dict[str, Any]] = {}
         self._pipeline: PipelineLike | None = None
         self._declared: deque[tuple[Action, Future[list[dict[str, Any]]]]] = deque()
@@ -299,19 +384,19 @@ class LiveLoop:
         raises RulesInputError here, before it is queued (a dry run on the current state, which is immutable).
         """
         pipe = self._pipeline
-        game, state = getattr(pipe, "game", None), getattr(pipe, "state", None)
-        if pipe is None or not hasattr(pipe, "declare"):
+        if pipe is None or not pipe.calibrated:
             raise NoGameToRule("No game is being ruled: the table is not calibrated yet; calibrate it first.")
+        game, state = pipe.game, pipe.state
         if game is None or state is None:
-            raise NoGameToRule(f"No game is being ruled ({getattr(pipe, 'status', '')}); choose a game and a roster "
-                               "it can start from.")
+            raise NoGameToRule(f"No game is being ruled ({pipe.status}); choose a game and a roster it can start "
+                               "from.")
         try:  # the dry run: a malformed action is refused here and never reaches the loop's thread
             if action.kind == "overrule":
                 overrule_key(action)
             elif action.kind == "correct":
                 correction_of(action)
             else:
-                game.apply(state, dict(getattr(pipe, "positions", {})), action, random.Random(0))
+                game.apply(state, dict(pipe.positions), action, random.Random(0))
         except RulesInputError:
             raise
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as err:
@@ -382,7 +467,7 @@ class LiveLoop:
                 if feed is None:
                     try:
                         feed = self._open_feed()
-                        self._frames = len(feed) if hasattr(feed, "__len__") else None  # type: ignore[arg-type]
+                        self._frames = len(feed) if isinstance(feed, SeekableFeed) else None
                         self._pipeline = self._make_pipeline()
                         self._moves.clear()
                         anchor = None
@@ -410,9 +495,9 @@ class LiveLoop:
                 if rebuild:
                     self._pipeline = self._make_pipeline()
                     self._moves.clear()
-                    if not self._playing and self._frame_index >= 0 and hasattr(feed, "seek"):
+                    if not self._playing and self._frame_index >= 0 and isinstance(feed, SeekableFeed):
                         seek = self._frame_index  # redraw the paused frame through the new pipeline
-                if seek is not None and hasattr(feed, "seek"):
+                if seek is not None and isinstance(feed, SeekableFeed):
                     self._seek(feed, seek)
                     anchor = None
                 try:
@@ -438,10 +523,7 @@ class LiveLoop:
                     decl = self._declared.popleft() if self._declared else None
                 try:
                     assert self._pipeline is not None
-                    if decl is not None and hasattr(self._pipeline, "declare"):
-                        result = self._pipeline.process(frame, declared=[decl[0]])  # type: ignore[call-arg]
-                    else:
-                        result = self._pipeline.process(frame)
+                    result = self._pipeline.process(frame, declared=[decl[0]] if decl is not None else ())
                 except InputError as err:
                     if decl is not None:
                         decl[1].set_exception(err)
@@ -460,7 +542,7 @@ class LiveLoop:
                                      "the next frames are still tried. See the server log and report it.")
                     self._wait(0.1)
                     continue
-                t = float(getattr(result, "t", 0.0))
+                t = float(result.t)
                 if self._paced and self._playing and anchor is not None:
                     due = anchor[0] + (t - anchor[1]) / self._speed
                     delay = due - time.monotonic()
@@ -471,14 +553,12 @@ class LiveLoop:
                 if anchor is None or not self._playing:
                     anchor = (time.monotonic(), t)
                 self._publish(result, started, captured_at)
-                if decl is not None and self.recorder is not None and hasattr(self._pipeline, "declare"):
-                    self.recorder.declared(int(getattr(result, "frame_index", 0)), decl[0])
-                if decl is not None:
-                    ruled = [v for v in getattr(result, "verdicts", ()) if v.get("event") == "declared"]
-                    if ruled or hasattr(self._pipeline, "declare"):
-                        decl[1].set_result(ruled)
-                    else:
-                        decl[1].set_exception(NoGameToRule("No game is being ruled now; choose a game first."))
+                if decl is not None and self._pipeline.calibrated:
+                    if self.recorder is not None:
+                        self.recorder.declared(int(result.frame_index), decl[0])
+                    decl[1].set_result([v for v in result.verdicts if v.get("event") == "declared"])
+                elif decl is not None:
+                    decl[1].set_exception(NoGameToRule("No game is being ruled now; choose a game first."))
                 if self._status != "ok" or not self._playing:
                     if self._playing:
                         self._set_status("ok", "")
@@ -497,7 +577,7 @@ class LiveLoop:
         frame = self._frame_index
         ruled: list[tuple[Future[list[dict[str, Any]]], list[dict[str, Any]]]] = []
         for action, done in pending:
-            if pipe is None or not hasattr(pipe, "declare") or base is None:
+            if pipe is None or not pipe.calibrated or base is None:
                 done.set_exception(NoGameToRule("No game is being ruled on the shown frame; choose a game first."))
                 continue
             try:
@@ -509,10 +589,9 @@ class LiveLoop:
             if self.recorder is not None:
                 self.recorder.declared(frame, action)
             ruled.append((done, verdicts))
-        if ruled and dataclasses.is_dataclass(base) and not isinstance(base, type):
-            draw = getattr(pipe, "overlays_now", None)
-            overlays = tuple(draw()) if draw is not None else getattr(base, "overlays", ())
-            again = dataclasses.replace(base, events=(), overlays=overlays,
+        if ruled and base is not None and pipe is not None:
+            # the shown frame again (a frozen dataclass: FrameResult), with the declarations' verdicts
+            again = dataclasses.replace(cast(Any, base), events=(), overlays=tuple(pipe.overlays_now()),
                                         verdicts=tuple(v for _, vs in ruled for v in vs))
             self._publish(again, time.perf_counter(), time.time())
             self._encoder.flush()
@@ -525,7 +604,7 @@ class LiveLoop:
         self._pipeline = self._make_pipeline()
         self._moves.clear()
         cp = self._checkpoint_before(target)
-        if cp is not None and hasattr(self._pipeline, "resume"):
+        if cp is not None:
             self._pipeline.resume(cp)
             start = int(cp.frame) + 1
         else:
@@ -546,19 +625,19 @@ class LiveLoop:
                 continue
             self._note_events(result)
 
-    def _note_events(self, result: Any) -> list[dict[str, Any]]:
-        events = [dict(e) for e in (getattr(result, "events", None) or ())]
+    def _note_events(self, result: FrameLike) -> list[dict[str, Any]]:
+        events = [dict(e) for e in result.events]
         for e in events:
-            e.setdefault("frame", int(getattr(result, "frame_index", 0)))
+            e.setdefault("frame", int(result.frame_index))
             if e.get("type") == "move" and isinstance(e.get("tag"), int):
                 self._moves[e["tag"]] = e
         return events
 
-    def _publish(self, result: Any, started: float, captured_at: float) -> None:
+    def _publish(self, result: FrameLike, started: float, captured_at: float) -> None:
         events = self._note_events(result)
-        verdicts = [dict(v) for v in (getattr(result, "verdicts", None) or ())]
+        verdicts = [dict(v) for v in result.verdicts]
         if self.recorder is not None:
-            self.recorder.ruled(int(getattr(result, "frame_index", 0)), events, verdicts)
+            self.recorder.ruled(int(result.frame_index), events, verdicts)
         known = {(e.get("frame"), e.get("type"), e.get("tag"), e.get("rule")) for e in list(self.events)[-200:]}
         for e in events:
             if (e.get("frame"), e.get("type"), e.get("tag"), e.get("rule")) not in known:
@@ -566,7 +645,7 @@ class LiveLoop:
         for v in verdicts:
             declared = v.get("event") == "declared"
             if declared or v.get("outcome") in ("illegal", "too close to call"):
-                entry = {"type": "verdict", "frame": int(getattr(result, "frame_index", 0)), **v}
+                entry = {"type": "verdict", "frame": int(result.frame_index), **v}
                 if declared or (entry["frame"], "verdict", None, v.get("rule")) not in known:
                     self.events.append(entry)
                 if declared and self.store is not None:
@@ -587,32 +666,29 @@ class LiveLoop:
             if dt > 0:
                 self._fps = 1.0 / dt if self._fps == 0 else 0.85 * self._fps + 0.15 / dt
         self._last_pub = now
-        self._frame_index = int(getattr(result, "frame_index", self._frame_index + 1))
+        self._frame_index = int(result.frame_index)
         self.latest_result = result
         self.latest_positions = {u["tag"]: u for u in message["units"]}
-        message["pipeline_status"] = str(getattr(self._pipeline, "status", "") or "")
+        message["pipeline_status"] = self._pipeline.status if self._pipeline is not None else ""
         message["captured_at"] = round(captured_at, 4)  # time.time() when the frame was read, seconds
         message["status"] = self.status().to_json()
         message["status"]["status"] = "ok" if self._playing else "paused"
         self.frames_processed += 1
         # a paused frame stays on show: it gets its picture even with nobody watching yet
-        self._encoder.submit(message, getattr(result, "image", None), started, picture=not self._playing)
+        self._encoder.submit(message, result.image, started, picture=not self._playing)
 
-    def _selected_overlays(self, result: Any) -> list[dict[str, Any]]:
+    def _selected_overlays(self, result: FrameLike) -> list[dict[str, Any]]:
         """The selected unit's rings and bands, asked of the pipeline's game (empty with nothing selected)."""
         if self._selected is None or self._pipeline is None:
             return []
-        ask = getattr(self._pipeline, "overlays_for", None)
-        if ask is None:
-            return []
         try:
-            return [o if isinstance(o, dict) else o.to_json() for o in ask(self._selected)]
+            return [o if isinstance(o, dict) else o.to_json() for o in self._pipeline.overlays_for(self._selected)]
         except InputError:
             return []
 
 
 def build_frame_message(
-    result: Any,
+    result: FrameLike,
     *,
     roster: Roster | None,
     selected: int | None = None,
@@ -623,41 +699,38 @@ def build_frame_message(
 ) -> dict[str, Any]:
     """The JSON the page draws one frame from (inch overlays for the board, pixel shapes for the image)."""
     colours = owner_colours(roster)
-    units = unit_list(getattr(result, "fixes", None) or (), roster, colours)
-    overlays = [round_overlay(o) for o in (getattr(result, "overlays", None) or ())]
+    units = unit_list(result.fixes, roster, colours)
+    overlays = [round_overlay(o) for o in result.overlays]
     overlays += [round_overlay(o) for o in selected_overlays]
     overlays += selection_rings(selected, units, overlays)
     overlays += move_trail_overlays(m for m in moves if not _game_draws_trail(overlays, m.get("tag")))
-    tags = getattr(result, "tags", None) or ()
-    cal = getattr(result, "calibration", None)
+    tags = result.tags
+    cal = result.calibration
     anchors = _anchor_ids(cal)
-    project = getattr(result, "project_to_image", None)
-    if project is None and cal is not None:
-        project = cal.table_to_image
-    if project is not None:
-        shapes = image_shapes(project, tags, units, overlays, verdicts, anchors)
+    if cal is not None:
+        shapes = image_shapes(cal.table_to_image, tags, units, overlays, verdicts, anchors)
     else:
         shapes = tag_shapes(tags, anchors)
-    image = getattr(result, "image", None)
+    image = result.image
     h, w = (image.shape[:2] if isinstance(image, np.ndarray) else (0, 0))
     return {
         "type": "frame",
-        "frame_index": int(getattr(result, "frame_index", 0)),
-        "t": round(float(getattr(result, "t", 0.0)), 3),
+        "frame_index": int(result.frame_index),
+        "t": round(float(result.t), 3),
         "image_size": [int(w), int(h)],
         "board": board_of(result),
         "calibrated": cal is not None,
-        "residual_in": _float_or_none(getattr(cal, "residual_in", None)),
+        "residual_in": _float_or_none(cal.residual_in if cal is not None else None),
         "tags": [{"id": int(t.id), "anchor": int(t.id) in anchors} for t in tags],
         "units": units,
         "owners": colours,
         "selected": selected,
-        "pipeline_status": str(getattr(result, "status", "") or ""),
+        "pipeline_status": "",
         "overlays": overlays,
         "image_shapes": shapes,
         "events": list(events),
         "verdicts": list(verdicts),
-        "timings_ms": {k: round(float(v), 2) for k, v in (getattr(result, "timings_ms", None) or {}).items()},
+        "timings_ms": {k: round(float(v), 2) for k, v in result.timings_ms.items()},
     }
 
 
@@ -679,12 +752,9 @@ def _game_draws_trail(overlays: Sequence[Mapping[str, Any]], tag: Any) -> bool:
     return any(o.get("style") == "move-trail" and o.get("unit") == tag for o in overlays)
 
 
-def _anchor_ids(cal: Any) -> set[int]:
-    layout = getattr(cal, "layout", None)
-    anchors = getattr(layout, "anchors", None)
-    if isinstance(anchors, Mapping):
-        return {int(k) for k in anchors}
-    return {0, 1, 2, 3}
+def _anchor_ids(cal: TableCalibration | None) -> set[int]:
+    """The anchor tags' ids (the default layout's 0-3 before calibration)."""
+    return {int(k) for k in cal.layout.anchors} if cal is not None else {0, 1, 2, 3}
 
 
 def _float_or_none(v: Any) -> float | None:

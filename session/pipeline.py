@@ -101,6 +101,9 @@ class Pipeline:
     is ruled at its frame, after the frame's own events.
     """
 
+    calibrated = True
+    """It measures a calibrated table (session.live_loop.PipelineLike)."""
+
     def __init__(
         self,
         calibration: TableCalibration,

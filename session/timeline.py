@@ -69,12 +69,12 @@ class Timeline:
                 if frame is None:
                     break
                 result = pipeline.process(frame)
-                if (int(frame.index) + 1) % self._every == 0 and hasattr(pipeline, "checkpoint"):
-                    self._keep(int(frame.index), pipeline.checkpoint(int(frame.index)))
+                if (int(frame.index) + 1) % self._every == 0 and (cp := pipeline.checkpoint(int(frame.index))):
+                    self._keep(int(frame.index), cp)
                 found = []
-                for e in getattr(result, "events", None) or ():
+                for e in result.events:
                     found.append({"frame": int(frame.index), **dict(e)})
-                for v in getattr(result, "verdicts", None) or ():
+                for v in result.verdicts:
                     if v.get("outcome") in ("illegal", "too close to call"):
                         found.append({"type": "verdict", "frame": int(frame.index), **dict(v)})
                 with self._lock:

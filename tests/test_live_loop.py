@@ -14,7 +14,7 @@ import numpy as np
 
 from session.broadcast import Broadcast
 from session.frame_publisher import FramePublisher
-from session.live_loop import LiveLoop
+from session.live_loop import DetectOnly, LiveLoop
 
 
 def _picture(seed: int) -> np.ndarray:
@@ -103,6 +103,8 @@ class _Result:
     tags: tuple[Any, ...] = ()
     fixes: tuple[Any, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
+    board: dict[str, float] | None = None
+    calibration: Any = None
 
 
 class _Frames:
@@ -124,13 +126,15 @@ class _Frames:
         return self.n
 
 
-class _FaultOnFrame:
-    """A pipeline with a fault of ours on frame `bad` (a bug: not an input error)."""
+class _FaultOnFrame(DetectOnly):
+    """A pipeline with a fault of ours on frame `bad` (a bug: not an input error); the rest of what the loop
+    drives is an uncalibrated table's."""
 
     def __init__(self, bad: int) -> None:
+        super().__init__()
         self.bad = bad
 
-    def process(self, frame: int) -> _Result:
+    def process(self, frame: int, declared: Any = ()) -> _Result:  # type: ignore[override]
         if frame == self.bad:
             raise ZeroDivisionError("division by zero")
         return _Result(frame, frame / 30.0, _picture(frame))

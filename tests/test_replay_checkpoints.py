@@ -14,7 +14,7 @@ import pytest
 
 import session.timeline
 from session.feeds import RecordingFeed
-from session.live_loop import LiveLoop
+from session.live_loop import DetectOnly, LiveLoop
 from session.paths import SAMPLE_SESSION_DIR
 from session.runtime import Runtime, load_setup_files, make_pipeline, with_session_plan
 from session.settings import Settings
@@ -135,16 +135,17 @@ def test_checkpoints_stay_within_their_budget(setup: Any, timeline: Timeline, mo
     assert _sought(setup, 139, tl) == _straight(setup, 139)
 
 
-class _FaultAfter:
-    """A pipeline with a fault of ours (not an input error) on frame `bad`."""
+class _FaultAfter(DetectOnly):
+    """A pipeline with a fault of ours (not an input error) on frame `bad`; before it, tags only."""
 
     def __init__(self, bad: int) -> None:
+        super().__init__()
         self.bad = bad
 
-    def process(self, frame: Any) -> Any:
+    def process(self, frame: Any, declared: Any = ()) -> Any:
         if frame.index == self.bad:
             raise KeyError("oops")
-        return None
+        return super().process(frame)
 
 
 def test_a_fault_in_the_timeline_scan_says_it_is_incomplete() -> None:

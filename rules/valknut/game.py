@@ -95,6 +95,7 @@ class Valknut(Game):
     name: ClassVar[str] = "valknut"
     title: ClassVar[str] = "Valknut: Skirmish Game"
     board: ClassVar[str] = "inches"
+    camera_kinds: ClassVar[frozenset[str]] = frozenset({"move", "disengage"})
 
     def new_state(self, setup: Mapping[str, Json]) -> ValknutState:
         return new_state(setup)

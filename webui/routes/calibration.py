@@ -86,7 +86,7 @@ async def calibrate_table_route(
         if result is None:
             raise UploadError("No camera frame has arrived yet; wait for the picture or upload a photo.")
         frame = result.image
-        source = f"live frame {getattr(result, 'frame_index', 0)}"
+        source = f"live frame {result.frame_index}"
     layout = default_layout(w, d)
     tags = detect_tags(gray_frame(frame))
     found = collect_anchors(((t.id, t.corners_px) for t in tags), layout)

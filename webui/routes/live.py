@@ -15,15 +15,13 @@ from starlette.concurrency import run_in_threadpool
 from rules.engine import Action, ActionError, Game, RulesInputError, game_names
 from rules.roster import Roster
 from session.ask import ask_about
-from session.live_loop import LoopNotReady
+from session.live_loop import LoopNotReady, PipelineLike
 from webui.deps import RuntimeDep, page
 from webui.json_body import json_body
 from webui.streaming import mjpeg_response, websocket_feed
 
 router = APIRouter()
 
-CAMERA_KINDS = frozenset({"move", "disengage"})
-"""Action kinds the camera produces by itself (a base moved); they are not offered for declaring."""
 MAX_ACTIONS = 60
 """At most this many declarable actions are listed at once (filter by unit to see the rest)."""
 
@@ -159,11 +157,11 @@ def game_status(game: Game, state: Any, actions: list[Action], roster: Roster | 
     return status
 
 
-def _ruled(runtime: Any) -> tuple[Any, Any, Any, Roster | None]:
-    pipe = runtime.live.pipeline
+def _ruled(runtime: Any) -> tuple[PipelineLike | None, Game | None, Any, Roster | None]:
+    pipe: PipelineLike | None = runtime.live.pipeline
     with runtime.setup.lock:
         roster = runtime.setup.roster
-    return pipe, getattr(pipe, "game", None), getattr(pipe, "state", None), roster
+    return pipe, pipe.game if pipe is not None else None, pipe.state if pipe is not None else None, roster
 
 
 @router.get("/api/live/actions")
@@ -171,24 +169,26 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]
     """The actions the players may declare now (not the camera's moves), grouped by kind, with labels."""
     pipe, game, state, roster = _ruled(runtime)
     if game is None or state is None:
-        why = ("the table is not calibrated yet; calibrate it first" if not hasattr(pipe, "declare")
-               else f"{getattr(pipe, 'status', '')}; choose a game and a roster it can start from")
-        return {"game": getattr(game, "name", None), "status": None, "groups": [], "count": 0, "total": 0,
-                "capped": False, "message": f"No game is being ruled: {why}."}
-    positions = dict(getattr(pipe, "positions", {}))
+        why = ("the table is not calibrated yet; calibrate it first" if pipe is None or not pipe.calibrated
+               else f"{pipe.status}; choose a game and a roster it can start from")
+        return {"game": game.name if game is not None else None, "status": None, "groups": [], "count": 0,
+                "total": 0, "capped": False, "message": f"No game is being ruled: {why}."}
+    assert pipe is not None
+    positions = dict(pipe.positions)
     try:
         every = game.legal_actions(state, positions)
     except RulesInputError as err:
         return {"game": game.name, "status": None, "groups": [], "count": 0, "total": 0, "capped": False,
                 "message": str(err)}
     status = game_status(game, state, every, roster)
-    offered = [a for a in every if a.kind not in CAMERA_KINDS and (unit is None or a.unit in (None, unit))]
+    offered = [a for a in every if a.kind not in game.camera_kinds and (unit is None or a.unit in (None, unit))]
     shown = offered[:MAX_ACTIONS]
     groups: dict[str, list[dict[str, Any]]] = {}
     for a in shown:
-        owner = roster.units[a.unit].owner if roster is not None and a.unit in roster.units else None
-        if owner is None and a.unit is None and a.kind in ("place_stockpile", "choose_drop_zone"):
-            owner = status["player"]
+        owner = roster.units[a.unit].owner if roster is not None and a.unit is not None and a.unit in roster.units \
+            else None
+        if owner is None and a.unit is None and "player" not in a.params:
+            owner = status["player"]  # an action of no unit's is the player's to act
         groups.setdefault(a.kind, []).append({"label": action_label(game, a, owner, roster), "action": a.to_json()})
     message = "" if offered else ("The game is over." if status["phase"] == "over" else
                                   "Nothing to declare now: the camera's moves are next.")
