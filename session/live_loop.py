@@ -75,6 +75,12 @@ class SeekableFeed(Feed, Protocol):
     def __len__(self) -> int: ...
 
 
+class JsonEvent(Protocol):
+    """A typed event of a frame (vision.tracker's Move, Placed ..., session.pipeline's CameraMoved)."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
 class FrameLike(Protocol):
     """What one frame gave (session.pipeline.FrameResult, or DetectedFrame before the table is calibrated):
     positions and overlays in table inches, `image` the BGR frame, `calibration` None when uncalibrated."""
@@ -90,7 +96,7 @@ class FrameLike(Protocol):
     @property
     def fixes(self) -> tuple[Any, ...]: ...
     @property
-    def events(self) -> tuple[Any, ...]: ...
+    def events(self) -> tuple[JsonEvent, ...]: ...
     @property
     def verdicts(self) -> tuple[Any, ...]: ...
     @property
@@ -626,7 +632,7 @@ class LiveLoop:
             self._note_events(result)
 
     def _note_events(self, result: FrameLike) -> list[dict[str, Any]]:
-        events = [dict(e) for e in result.events]
+        events = [e.to_json() for e in result.events]
         for e in events:
             e.setdefault("frame", int(result.frame_index))
             if e.get("type") == "move" and isinstance(e.get("tag"), int):

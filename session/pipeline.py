@@ -18,7 +18,7 @@ import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import shapely
@@ -33,13 +33,32 @@ from session.overrule import KINDS as OVERRULE_KINDS
 from session.overrule import LastRuling, Overrules, correction_of, overrule_key
 from vision.positions import BaseFix, measure_bases, smallest_tag_px
 from vision.tags import TagObservation, gray_frame
-from vision.tracker import Tracker, TrackState
+from vision.tracker import DuplicateTag, Move, Placed, Tracker, TrackState, UnknownTag
 from vision.windowed import WindowedDetector
 
 DEFAULT_BASE_HEIGHT_IN = 0.125
 """Tag face above the table for a tag not in the roster, inches."""
 SMALLEST_TAG_IN = 0.5
 """The smallest base tag we expect (a 25 mm base), inches; it sets the detector's decimation."""
+
+
+@dataclass(frozen=True)
+class CameraMoved:
+    """The anchors are no longer where the calibration puts them (the camera was knocked) and the pose was
+    solved again from them: how far they had shifted and the new residual, pixels."""
+
+    kind: ClassVar[str] = "camera_moved"
+    frame: int
+    anchor_shift_px: float
+    residual_px: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "camera_moved", "frame": self.frame, "anchor_shift_px": self.anchor_shift_px,
+                "residual_px": self.residual_px}
+
+
+TableEvent = Move | Placed | UnknownTag | DuplicateTag | CameraMoved
+"""What a frame may report besides rulings."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +70,8 @@ class FrameResult:
     image: np.ndarray
     tags: tuple[TagObservation, ...]
     fixes: tuple[BaseFix, ...]
-    events: tuple[dict[str, Any], ...]
+    events: tuple[TableEvent, ...]
+    """The tracker's events and a knocked camera's, typed; `.to_json()` at the edge that writes JSON."""
     verdicts: tuple[dict[str, Any], ...]
     overlays: tuple[dict[str, Any], ...]
     board: Mapping[str, float]
@@ -221,22 +241,17 @@ class Pipeline:
         return out
 
     # ------------------------------------------------------------------------------------------ rules
-    def _action_for(self, event: Mapping[str, Any], before: Mapping[UnitId, Placement]) -> Action | None:
+    def _action_for(self, event: Move | Placed, before: Mapping[UnitId, Placement]) -> Action | None:
         """The game action a tracker event stands for (None when the game has nothing to rule): the game says,
         through `Game.camera_action`, from what the camera saw and measured."""
         assert self.game is not None
-        kind = event.get("type")
-        if kind not in ("move", "placed"):
-            return None
-        tag = int(event["tag"])
-        x, y = event["to_in"] if kind == "move" else event["at_in"]
-        came_from = (float(event["from_in"][0]), float(event["from_in"][1])) if kind == "move" else None
-        measured = None
-        if kind == "move":
-            now = self._placements().get(tag)
-            measured = Measured(event["length_in"], event["pm_in"], now.z if now is not None else None)
-        return self.game.camera_action(self.state, tag, str(kind), (float(x), float(y)), came_from,
-                                       positions=before, measured=measured)
+        tag = event.tag
+        if isinstance(event, Placed):
+            return self.game.camera_action(self.state, tag, event.kind, event.at_in, None, positions=before)
+        now = self._placements().get(tag)
+        measured = Measured(event.length_in, event.pm_in, now.z if now is not None else None)
+        return self.game.camera_action(self.state, tag, event.kind, event.to_in, event.from_in, positions=before,
+                                       measured=measured)
 
     def declare(self, action: Action) -> list[dict[str, Any]]:
         """Rule on an action a player declared (in the UI or in a recorded session's declarations); an overrule
@@ -312,16 +327,16 @@ class Pipeline:
                   "message": words + ("; its move is ruled again" if reruled else "") + f". Why: {reason}"}
         return [record, *reruled]
 
-    def _rule(self, event: Mapping[str, Any], before: dict[UnitId, Placement], dry: bool = False) -> list[dict[str, Any]]:
-        if self.game is None or self.state is None or "tag" not in event:  # camera_moved: no unit, nothing to rule
-            return []
-        tag = int(event["tag"])
+    def _rule(self, event: TableEvent, before: dict[UnitId, Placement], dry: bool = False) -> list[dict[str, Any]]:
+        if self.game is None or self.state is None or not isinstance(event, Move | Placed):
+            return []  # a knocked camera, an unknown or doubled tag: no unit moved, nothing to rule
+        tag = event.tag
         # a base put down the frame after it went unseen (LIFTED) is missing from `before`: it still started somewhere
-        mover = before.get(tag) if event.get("type") == "move" else None
-        if mover is None and event.get("type") == "move":
+        mover = before.get(tag) if isinstance(event, Move) else None
+        if mover is None and isinstance(event, Move):
             mover = self._placements().get(tag)
         if mover is not None:
-            x0, y0 = float(event["from_in"][0]), float(event["from_in"][1])
+            x0, y0 = event.from_in  # type: ignore[union-attr]
             floor = self._floor_at(place_terrain(self.terrain, before), x0, y0)  # where it stood, not where it is
             before[tag] = mover.moved_to(x0, y0, floor)
         action = self._action_for(event, before)
@@ -329,7 +344,7 @@ class Pipeline:
             return []
         return self._apply(action, before, dry)
 
-    def _next_to_rule(self, pending: Sequence[Mapping[str, Any]], before: Mapping[UnitId, Placement]) -> int:
+    def _next_to_rule(self, pending: Sequence[TableEvent], before: Mapping[UnitId, Placement]) -> int:
         """Which of a frame's events to rule first. The camera reports in one frame what the players did within
         a moment (two tiles put down in turn, found together): the first event that is legal now is ruled
         first, so their order of play is kept; if none is, they go in the tracker's order (by tag)."""
@@ -340,7 +355,7 @@ class Pipeline:
                 return k
         return 0
 
-    def _legal_now(self, event: Mapping[str, Any], before: Mapping[UnitId, Placement]) -> bool:
+    def _legal_now(self, event: TableEvent, before: Mapping[UnitId, Placement]) -> bool:
         """Whether ruling `event` now would draw no illegal verdict: a dry run on a copy of the dice that never
         touches the state (other threads read it: the page's action list, a declaration's own dry run)."""
         ruled = self._rule(event, dict(before), dry=True)
@@ -389,17 +404,17 @@ class Pipeline:
         self._frame = int(frame.index)
         before = self._placements()
         tracked = [] if unsure else self.tracker.update(int(frame.index), float(frame.t), fixes)
-        events = knocked + [e.to_json() for e in tracked]
-        for e in events:
-            if e.get("type") in ("move", "placed") and "tag" in e:
-                self.overrules.moved(int(e["tag"]))  # the camera saw it move: a correction no longer holds
+        events: list[TableEvent] = [*knocked, *tracked]
+        for e in tracked:
+            if isinstance(e, Move | Placed):
+                self.overrules.moved(e.tag)  # the camera saw it move or put down: a correction no longer holds
         t3 = time.perf_counter()
         verdicts: list[dict[str, Any]] = []
         pending = list(events)
         while pending:
             event = pending.pop(self._next_to_rule(pending, before))
             for v in self._rule(event, dict(before)):
-                verdicts.append({**v, "frame": int(frame.index), "event": event.get("type")})
+                verdicts.append({**v, "frame": int(frame.index), "event": event.kind})
             before = self._placements()
         self.positions = self._placements()
         for action in (*self.declarations.get(int(frame.index), ()), *declared):
@@ -423,7 +438,7 @@ class Pipeline:
             timings_ms=timings,
         )
 
-    def _check_pose(self, tags: Sequence[TagObservation], size: tuple[int, int], frame: int) -> list[dict[str, Any]]:
+    def _check_pose(self, tags: Sequence[TagObservation], size: tuple[int, int], frame: int) -> list[CameraMoved]:
         """Solve the pose again when the anchors say the camera moved; a "camera_moved" event if it did."""
         moved = self.pose_watch.check(tags, size)
         if moved is None:
@@ -431,8 +446,7 @@ class Pipeline:
         self.calibration, shift = moved
         if shift is None:  # a refinement in the frames after a knock, not news
             return []
-        return [{"type": "camera_moved", "frame": frame, "anchor_shift_px": round(shift, 2),
-                 "residual_px": round(self.calibration.residual_px, 3)}]
+        return [CameraMoved(frame, round(shift, 2), round(self.calibration.residual_px, 3))]
 
     def _overlays(self, positions: Mapping[UnitId, Placement], selected: int | None = None) -> list[dict[str, Any]]:
         shapes: list[dict[str, Any]] = []

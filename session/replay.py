@@ -33,11 +33,12 @@ from calibration.table import TableCalibration, load_calibration
 from rules.engine import Action, Game, RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain
-from session.pipeline import Pipeline
+from session.pipeline import CameraMoved, Pipeline
 from session.setup_files import check_tags_apart, read_json_file
 from session.store import SessionStore
 from vision.session_dir import RecordedSession, is_session_dir
 from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource
+from vision.tracker import Move
 
 
 class ReplayInputError(InputError):
@@ -186,11 +187,11 @@ class ReplayRun:
             if self.store is not None:
                 self.store.add_frame(last, float(frame.t))
             for event in result.events:
-                if event.get("type") == "move":
+                if isinstance(event, Move):
                     self.counts["moves"] += 1
-                if event.get("type") == "camera_moved":
+                elif isinstance(event, CameraMoved):
                     self.counts["camera_moved"] += 1
-                yield self._emit(dict(event))
+                yield self._emit(event.to_json())
             for v in result.verdicts:
                 self.counts["verdicts"] += 1
                 self.counts["illegal"] += v.get("outcome") == "illegal"

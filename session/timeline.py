@@ -73,7 +73,7 @@ class Timeline:
                     self._keep(int(frame.index), cp)
                 found = []
                 for e in result.events:
-                    found.append({"frame": int(frame.index), **dict(e)})
+                    found.append({"frame": int(frame.index), **e.to_json()})
                 for v in result.verdicts:
                     if v.get("outcome") in ("illegal", "too close to call"):
                         found.append({"type": "verdict", "frame": int(frame.index), **dict(v)})

@@ -9,6 +9,7 @@ from typing import Any
 from rules.hexgrid import Hex
 from session.feeds import RecordingFeed
 from session.runtime import RECORDING_FINE_SCAN_EVERY, load_setup_files, make_pipeline, with_session_plan
+from vision.tracker import Placed
 
 SESSION = Path(__file__).resolve().parent.parent / "sample_frames" / "magni_placement"
 
@@ -26,9 +27,9 @@ def _pipeline_in_place_phase() -> Any:
     return pipe
 
 
-def _placed(tag: int, cell: Hex, state: Any) -> dict[str, Any]:
+def _placed(tag: int, cell: Hex, state: Any) -> Placed:
     x, y = state.layout.to_table(cell)
-    return {"type": "placed", "tag": tag, "at_in": [x, y], "pm_in": 0.003, "yaw_deg": 0.0}
+    return Placed(frame=0, t=0.0, tag=tag, at_in=(x, y), pm_in=0.003, yaw_deg=0.0)
 
 
 def test_two_tiles_found_together_are_ruled_in_turn_order() -> None:
@@ -42,7 +43,7 @@ def test_two_tiles_found_together_are_ruled_in_turn_order() -> None:
     # the waiting player's tile comes first in the frame's events (as a lower tag would put it)
     events = [_placed(theirs.tag, free[0], state), _placed(mine.tag, free[1], state)]
     before = dict(pipe.positions)
-    assert events[pipe._next_to_rule(events, before)]["tag"] == mine.tag  # the player to act goes first
+    assert events[pipe._next_to_rule(events, before)].tag == mine.tag  # the player to act goes first
     ruled = []
     pending = list(events)
     while pending:

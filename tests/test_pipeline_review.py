@@ -54,7 +54,7 @@ def run(pipe: Pipeline, scene_at: Callable[[int], np.ndarray], frames: int, star
     verdicts: list[dict[str, Any]] = []
     for i in range(start, frames):
         result = pipe.process(Frame(i, i / FPS, scene_at(i)))
-        events += result.events
+        events += [e.to_json() for e in result.events]
         verdicts += result.verdicts
     return events, verdicts
 

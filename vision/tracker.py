@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import cv2
 import numpy as np
@@ -111,10 +111,22 @@ def _pt(p: Point) -> list[float]:
     return [_r(p[0]), _r(p[1])]
 
 
+def _rounded(event: Any, points: tuple[str, ...] = (), numbers: tuple[str, ...] = (), paths: tuple[str, ...] = ()) -> None:
+    """Round an event's inches to 0.0001" as it is made: the typed value and its JSON say the same numbers."""
+    for name in points:
+        object.__setattr__(event, name, (_r(getattr(event, name)[0]), _r(getattr(event, name)[1])))
+    for name in numbers:
+        object.__setattr__(event, name, _r(getattr(event, name)))
+    for name in paths:
+        object.__setattr__(event, name, tuple((_r(p[0]), _r(p[1])) for p in getattr(event, name)))
+
+
 @dataclass(frozen=True)
 class Move:
     """A base put down `length_in` ± `pm_in` inches from where it was; `path_in` is the polyline it took
     (from, corners of a slide, to), `elapsed_s` the seconds from leaving to being put down."""
+
+    kind: ClassVar[str] = "move"
 
     frame: int
     t: float
@@ -130,6 +142,9 @@ class Move:
     left_frame: int
     placed_frame: int
 
+    def __post_init__(self) -> None:
+        _rounded(self, ("from_in", "to_in"), ("length_in", "pm_in", "path_length_in"), ("path_in",))
+
     def to_json(self) -> dict[str, Any]:
         return {"type": "move", "frame": self.frame, "tag": self.tag, "from_in": _pt(self.from_in),
                 "to_in": _pt(self.to_in), "length_in": _r(self.length_in), "pm_in": _r(self.pm_in),
@@ -142,12 +157,17 @@ class Move:
 class Placed:
     """A tag settled on the table for the first time (deployed), at `at_in` ± `pm_in` inches."""
 
+    kind: ClassVar[str] = "placed"
+
     frame: int
     t: float
     tag: int
     at_in: Point
     pm_in: float
     yaw_deg: float
+
+    def __post_init__(self) -> None:
+        _rounded(self, ("at_in",), ("pm_in",))
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "placed", "frame": self.frame, "tag": self.tag, "at_in": _pt(self.at_in),
@@ -157,6 +177,8 @@ class Placed:
 @dataclass(frozen=True)
 class UnknownTag:
     """A tag id the roster does not know was seen (reported once per id); it is not tracked."""
+
+    kind: ClassVar[str] = "unknown_tag"
 
     frame: int
     t: float
@@ -171,6 +193,8 @@ class UnknownTag:
 @dataclass(frozen=True)
 class DuplicateTag:
     """Two or more bases showed the same tag id in one frame (reported once per episode), at `at_in`."""
+
+    kind: ClassVar[str] = "duplicate_tag"
 
     frame: int
     t: float
