@@ -3,6 +3,7 @@
 #   ./go serve [ARGS...]   set up .venv, then `tablesight serve` (no ARGS: the bundled sample session)
 #   ./go test  [PYTEST ARGS...]   set up .venv and Debian's chromium, then the tests (ruff and mypy run inside them)
 #   ./go setup             only set up .venv
+#   ./go lock              renew requirements.lock and requirements-test.lock (the exact versions setup installs)
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3.11}
@@ -14,13 +15,14 @@ setup() {
         "$PY" -m venv .venv
     fi
     local stamp=".venv/.installed-$extra"
-    if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-        local target="."
-        [ "$extra" = test ] && target=".[test]"
+    local target="." lock="requirements.lock"
+    [ "$extra" = test ] && target=".[test]" && lock="requirements-test.lock"
+    if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
         echo "Setting up .venv (first run only: a minute or two)..." >&2
-        # pip's chatter goes to a log; it is shown only if the install fails.
-        if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e "$target"; } \
-                > .venv/install.log 2>&1; then
+        # the exact versions in the lock (tested here), the package itself editable; pip's chatter goes to a
+        # log, shown only if the install fails
+        if ! { .venv/bin/python -m pip install --upgrade pip \
+                && .venv/bin/python -m pip install -c "$lock" -e "$target"; } > .venv/install.log 2>&1; then
             cat .venv/install.log >&2
             echo "Setting up .venv failed; the log above says why." >&2
             exit 1
@@ -40,15 +42,33 @@ browser() {
     fi
 }
 
+lock() {
+    # resolve the newest versions pyproject.toml allows, in throw-away environments, and pin them
+    local tmp
+    tmp=$(mktemp -d)
+    for extra in run test; do
+        local target="." out="requirements.lock"
+        [ "$extra" = test ] && target=".[test]" && out="requirements-test.lock"
+        "$PY" -m venv "$tmp/$extra"
+        "$tmp/$extra/bin/python" -m pip install -q --upgrade pip
+        "$tmp/$extra/bin/python" -m pip install -q "$target"
+        { echo "# Exact versions ./go setup installs ($extra); renew with ./go lock."
+          "$tmp/$extra/bin/python" -m pip freeze --all --exclude-editable | grep -v "^tablesight"; } > "$out"
+        echo "wrote $out" >&2
+    done
+    rm -rf "$tmp"
+}
+
 cmd=${1:-serve}
 shift || true
 case "$cmd" in
     setup) setup run ;;
+    lock) lock ;;
     serve) setup run; exec .venv/bin/tablesight serve "$@" ;;
     test)
         setup test
         browser
         exec .venv/bin/python -m pytest -n 2 "$@"
         ;;
-    *) echo "usage: ./go serve|test|setup" >&2; exit 2 ;;
+    *) echo "usage: ./go serve|test|setup|lock" >&2; exit 2 ;;
 esac

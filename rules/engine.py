@@ -9,11 +9,15 @@ from the `RulesInputError` family, with a message that quotes the bad input.
 from __future__ import annotations
 
 import enum
+import importlib
+import pkgutil
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
+
+import rules
 
 Inches = float
 """A length on the table, in inches."""
@@ -383,10 +387,7 @@ def _load_builtin_games() -> None:
     """Import every game folder's `game` module (rules/<game>/game.py); importing it registers the game.
 
     Games are found by their folders, so a new game is one new folder and nothing here changes."""
-    import importlib
-    import pkgutil
 
-    import rules
 
     for info in pkgutil.iter_modules(rules.__path__):
         if info.ispkg:

@@ -8,12 +8,14 @@ resolved (symlinks followed) and must still lie inside the sessions folder.
 from __future__ import annotations
 
 import re
+from importlib import resources
 from pathlib import Path
 
 from calibration.errors import InputError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_SESSION_DIR = REPO_ROOT / "sample_frames" / "valknut_skirmish"
+SAMPLE_FRAMES_DIR = Path(str(resources.files("sample_frames")))
+"""The bundled sample sessions, wherever Tablesight is installed (the repository's sample_frames/ when editable)."""
+SAMPLE_SESSION_DIR = SAMPLE_FRAMES_DIR / "valknut_skirmish"
 """The bundled sample session `tablesight serve` plays with no source given."""
 
 SESSION_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")

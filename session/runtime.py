@@ -15,13 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import InputError
+from calibration.table import load_calibration
 from rules.engine import RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
 from session.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
 from session.live_loop import DetectOnly, Feed, LiveLoop, PipelineLike
-from session.paths import SAMPLE_SESSION_DIR, confined_session
+from session.paths import SAMPLE_SESSION_DIR, SESSION_NAME_RE, confined_session
+from session.pipeline import Pipeline
 from session.recording import LiveRecording
+from session.replay import session_plan
 from session.settings import Settings
 from session.setup_files import check_tags_apart, read_json_file
 from session.table_setup import TableSetup
@@ -49,7 +52,6 @@ def with_session_plan(setup: TableSetup, session_dir: Path | None) -> TableSetup
     the same game."""
     if session_dir is None or not is_session_dir(session_dir) or setup.game is None:
         return setup
-    from session.replay import session_plan
 
     game_setup, declarations = session_plan(open_session(session_dir), find_game(setup.game))
     setup.game_setup, setup.declarations = game_setup, declarations
@@ -60,7 +62,6 @@ def load_setup_files(
     calibration: Path | None, roster: Path | None, terrain: Path | None, game: str | None
 ) -> TableSetup:
     """A TableSetup from files (any may be None); raises InputError/RulesInputError naming the bad file."""
-    from calibration.table import load_calibration
 
     cal = load_calibration(calibration) if calibration is not None else None
     ros = parse_roster(read_json_file(roster, "roster"), str(roster)) if roster is not None else None
@@ -79,7 +80,6 @@ def make_pipeline(setup: TableSetup, fine_every: int = LIVE_FINE_SCAN_EVERY) -> 
         cal, roster, terrain, game = setup.calibration, setup.roster, setup.terrain, setup.game
     if cal is None:
         return DetectOnly()
-    from session.pipeline import Pipeline
 
     with setup.lock:
         game_setup, declarations = setup.game_setup, setup.declarations
@@ -295,7 +295,6 @@ class Runtime:
 
 def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:
     """Every recorded session (or folder of frames) directly inside the sessions folder, newest first."""
-    from session.paths import SESSION_NAME_RE
 
     out: list[dict[str, Any]] = []
     if not sessions_dir.is_dir():

@@ -55,3 +55,35 @@ def subset_mismatches(expected: Any, actual: Any, where: str = "answer") -> list
         ok = isinstance(actual, int | float) and not isinstance(actual, bool) and abs(actual - expected) <= 0.01
         return [] if ok else [f"{where}: expected {expected!r}, got {actual!r}"]
     return [] if expected == actual else [f"{where}: expected {expected!r}, got {actual!r}"]
+
+
+EXAMPLES_DIR = DOCS.parent.parent / "examples" / "scenarios"
+
+
+def _slug(title: str) -> str:
+    words = re.sub(r"[^a-z0-9]+", "-", title.split(":", 1)[-1].lower()).strip("-")
+    return words[:60].rstrip("-") or "example"
+
+
+def example_files() -> dict[Path, dict[str, Any]]:
+    """examples/scenarios/<game>/<NN>-<title>.json -> the scenario, for every example in the documents."""
+    out: dict[Path, dict[str, Any]] = {}
+    for doc in sorted(DOCS.glob("*.md")):
+        for n, (title, scenario, _answer) in enumerate(examples(doc), start=1):
+            out[EXAMPLES_DIR / doc.stem / f"{n:02d}-{_slug(title)}.json"] = scenario
+    return out
+
+
+def write_examples() -> int:
+    """Write the documents' examples as runnable files (and remove files no document has any more)."""
+    wanted = example_files()
+    for stale in set(EXAMPLES_DIR.rglob("*.json")) - set(wanted):
+        stale.unlink()
+    for path, scenario in wanted.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(scenario, indent=1) + "\n", encoding="utf-8")
+    return len(wanted)
+
+
+if __name__ == "__main__":
+    print(f"wrote {write_examples()} scenario files under {EXAMPLES_DIR}")

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from bench.run import LIVE_MIN_FRAMES, LIVE_PLACE_FRAME, QUICK_FRAMES, format_table
+from bench.report import format_table
+from bench.scenes import LIVE_MIN_FRAMES, LIVE_PLACE_FRAME, QUICK_FRAMES
 from webui.cli import main
 
 

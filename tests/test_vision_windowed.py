@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from bench.run import BOARD, CAMERA_HEIGHT_IN, CAMERA_TILT_DEG, bench_scene
+from bench.scenes import BOARD, CAMERA_HEIGHT_IN, CAMERA_TILT_DEG, bench_scene
 from vision.synth.render import BasePlacement, Scene, camera_framing_board, render_scene
 from vision.tag_family import tag_bitmap
 from vision.tags import detect_tags, gray_frame

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
 from calibration.errors import InputError
 from rules.engine import RulesInputError
@@ -23,6 +25,14 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def version() -> str:
+    """The installed package's version (pyproject.toml's), or "(not installed)" when run from a bare tree."""
+    try:
+        return metadata.version("tablesight")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
 def _command_module(name: str):  # type: ignore[no-untyped-def]
     return importlib.import_module(f"webui.commands.{name.replace('-', '_')}")
 
@@ -30,6 +40,7 @@ def _command_module(name: str):  # type: ignore[no-untyped-def]
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with `only`, just that sub-command's module is imported (the others stay unloaded)."""
     parser = _Parser(prog="tablesight", description="Calibrated inches and rules verdicts from a webcam.")
+    parser.add_argument("--version", action="version", version=f"tablesight {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         if only is not None and name != only:
@@ -58,8 +69,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = 2
     except KeyboardInterrupt:
         status = 130
-    sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_left()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_left()
     return status
+
+
+def _reader_left() -> int:
+    """The reader of our output went away (`tablesight replay --json | head`): stop quietly, as a Unix tool
+    does. Python's own advice: point stdout at devnull so that the exit's flush does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
 
 
 def entry() -> None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.engine import RosterError, UnitId
-from rules.hexgrid import Corner, Edge, Hex, HexBoard, direction_between, hexagon, neighbor
+from rules.hexgrid import Cell, Corner, Edge, Hex, HexBoard, direction_between, hexagon, neighbor
 
 TEAM_SIZE = 10
 MAX_TEAM_RATING = 23
@@ -232,6 +232,5 @@ def score(tiles: Mapping[Hex, Hero], owners: tuple[str, ...]) -> Score:
 
 def board_of_19() -> HexBoard:
     """The Magni board as a HexBoard (all land, level)."""
-    from rules.hexgrid import Cell
 
     return HexBoard({h: Cell() for h in BOARD_CELLS})

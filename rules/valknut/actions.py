@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from shapely.geometry import Point
+
 from rules.engine import Action, ActionError, Inches, Outcome, Placement, Positions, ScenarioError, Verdict
 from rules.geometry import (
     Measure,
@@ -473,7 +475,6 @@ def _route(table: Table, action: Action, tag: int) -> tuple[list[tuple[float, fl
         # if that floor reaches the destination, else the table
         level = pts[-1][2]
         z_end = 0.0
-        from shapely.geometry import Point
 
         for t in table.terrain:
             if (t.has("elevated") or t.has("blocking")) and abs(t.height_in - level) <= 0.2 and t.shape.covers(Point(to[0], to[1])):
@@ -489,7 +490,6 @@ def _route(table: Table, action: Action, tag: int) -> tuple[list[tuple[float, fl
 
 def _floors_at(x: float, y: float, table: Table) -> list[float]:
     """The heights a base centred at (x, y) can stand at: the table and every floor or wall top over it."""
-    from shapely.geometry import Point
 
     here = Point(x, y)
     return [0.0] + [t.height_in for t in table.terrain

@@ -80,6 +80,8 @@ from rules.engine import (
     register,
 )
 from rules.hexgrid import Edge, Hex, direction_between, distance, neighbors
+from rules.roster import parse_roster
+from rules.vigtavl.actions import candidates
 from rules.vigtavl.board import map_check, positions_of, scenario_board
 from rules.vigtavl.combat import breach_roll as roll_breach
 from rules.vigtavl.combat import (
@@ -101,6 +103,7 @@ from rules.vigtavl.moves import (
     may_end,
     movement,
     options,
+    wind_links,
 )
 from rules.vigtavl.state import (
     Development,
@@ -550,7 +553,6 @@ def _ship_path(state: VigtavlState, p: Piece, action: Action, start: Hex, to: He
 
 
 def _path_cost(state: VigtavlState, path: tuple[Hex, ...], p: Piece | None = None) -> int:
-    from rules.vigtavl.moves import wind_links
 
     total = 0
     for a, b in zip(path, path[1:]):
@@ -1231,7 +1233,6 @@ class Vigtavl(Game):
         return Action("move", p.id, {"to": [cell.q, cell.r]})
 
     def legal_actions(self, state: VigtavlState, positions: Positions) -> list[Action]:
-        from rules.vigtavl.actions import candidates
 
         out = []
         probe = random.Random(0)
@@ -1285,7 +1286,6 @@ class Vigtavl(Game):
 
 def _roster_pieces(roster: Any, players: tuple[str, ...]) -> tuple[Piece, ...]:
     """Pieces from a roster (rules/roster.py form); a unit with "aboard": tag starts on that freighter."""
-    from rules.roster import parse_roster
 
     r = parse_roster(roster, "the Vigtavl roster")
     out = []

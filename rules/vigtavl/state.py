@@ -8,13 +8,22 @@ hex is then the freighter's); a prisoner (`captor` set, `hex` the captor's devel
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rules.engine import ScenarioError
 from rules.hexgrid import Edge, Hex, HexBoard, Layout, hexagon, neighbors, parse_hex, parse_layout
-from rules.vigtavl.units import LAST_ROUND, OCCUPANCY_WEIGHT, PHASES, ROUNDS_PER_PHASE, STATS, canonical
+from rules.vigtavl.units import (
+    LAST_ROUND,
+    MAP_SIDE_BY_PLAYERS,
+    OCCUPANCY_WEIGHT,
+    PHASES,
+    ROUNDS_PER_PHASE,
+    STATS,
+    canonical,
+)
 
 TERRAINS = ("land", "sea", "mountain")
 
@@ -225,7 +234,6 @@ class Geography:
     """
 
     def __init__(self, cells: tuple[tuple[Hex, str], ...]) -> None:
-        import math
 
         self.terrain: dict[Hex, str] = dict(cells)
         qs = sum(h.q for h in self.terrain) / len(self.terrain)
@@ -258,7 +266,6 @@ class Geography:
 
 def standard_map_side(players: int) -> int:
     """Setup, Size: hexes along each side of the map for 2, 3 or 4 players (6, 7, 8)."""
-    from rules.vigtavl.units import MAP_SIDE_BY_PLAYERS
 
     if players not in MAP_SIDE_BY_PLAYERS:
         raise ScenarioError(f"Vigtavl is for 2 to 4 players; got {players}.")

@@ -16,15 +16,9 @@ import argparse
 import json
 from pathlib import Path
 
-from bench.run import (
-    DEFAULT_FRAMES,
-    LIVE_FRAMES_PER_FRAME,
-    LIVE_MIN_FRAMES,
-    QUICK_FRAMES,
-    format_table,
-    main_progress,
-    run_bench,
-)
+from bench.report import format_table
+from bench.run import main_progress, run_bench
+from bench.scenes import DEFAULT_FRAMES, LIVE_FRAMES_PER_FRAME, LIVE_MIN_FRAMES, QUICK_FRAMES
 from calibration.errors import InputError
 
 MAX_FRAMES = 200

@@ -14,6 +14,7 @@ from calibration.camera import load_camera
 from calibration.errors import CalibrationError
 from calibration.layout import default_layout, load_layout, parse_board
 from calibration.table import calibrate_table, collect_anchors, save_calibration
+from vision.tags import detect_tags, gray_frame, load_image
 
 _SOURCE_WORDS = {
     "intrinsics": "from the camera file",
@@ -31,7 +32,6 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.tags import detect_tags, gray_frame, load_image
 
     board = parse_board(args.board)
     layout = load_layout(args.layout, board) if args.layout else default_layout(*board)

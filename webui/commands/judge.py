@@ -18,6 +18,10 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def load_scenario(path: Path) -> dict:
     """The scenario object from `path`; one plain sentence for a missing file or bad JSON."""
+    if path.suffix.lower() == ".md":
+        raise InputError(f"{path} is a rules document with worked examples, not a scenario; every example in it is "
+                         f"a file under examples/scenarios/{path.stem}/, e.g. tablesight judge "
+                         f"examples/scenarios/{path.stem}/01-*.json.")
     if not path.is_file():
         raise InputError(f"Scenario file {path} does not exist; give the path of a scenario JSON file.")
     try:

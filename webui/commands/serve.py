@@ -11,6 +11,7 @@ import errno
 import socket
 from pathlib import Path
 
+from calibration.errors import InputError
 from session.settings import Settings, SourceKind, is_loopback
 
 
@@ -60,7 +61,6 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 def check_can_listen(host: str, port: int) -> None:
     """Raise InputError (one sentence) if nothing could listen on host:port: an unknown address or a port in use."""
-    from calibration.errors import InputError
 
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
@@ -80,9 +80,9 @@ def check_can_listen(host: str, port: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # the server's libraries load only for `serve`, so that every other command starts quickly
     import uvicorn
 
-    from calibration.errors import InputError
     from session.runtime import Runtime
     from webui.server import UVICORN_OPTIONS, create_app
 

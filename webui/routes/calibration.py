@@ -13,7 +13,7 @@ import numpy as np
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import Response
 
-from calibration.camera import CameraModel
+from calibration.camera import CameraModel, load_camera
 from calibration.decode import ImageTooLarge, imdecode, too_large_sentence
 from calibration.errors import CalibrationError, InputError
 from calibration.intrinsics import calibrate_charuco, calibrate_chessboard, parse_pattern
@@ -63,7 +63,6 @@ def _camera_of(runtime: Any) -> CameraModel | None:
         return cal.camera  # type: ignore[no-any-return]
     path = runtime.setup_dir / "camera.json"
     if path.is_file():
-        from calibration.camera import load_camera
 
         return load_camera(path)
     return None

@@ -1,0 +1,298 @@
+"""The benchmark's report: its rows as values (times in ms, errors in inches), the machine it ran on, and
+the table `tablesight bench` prints."""
+
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from typing import Any
+
+import cv2
+import numpy as np
+
+# ------------------------------------------------------------------------------------------------ values
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall-clock times of one repeated operation, milliseconds."""
+
+    median_ms: float
+    p95_ms: float
+    runs: int
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Timing:
+        ms = np.asarray(seconds, np.float64) * 1000.0
+        return cls(float(np.median(ms)), float(np.percentile(ms, 95)), len(ms))
+
+
+@dataclass(frozen=True)
+class VisionRow:
+    """Detection + mapping at one resolution: speed against the bare detector, and accuracy against truth."""
+
+    label: str
+    image_size: tuple[int, int]
+    intrinsics: bool
+    """True: calibrated with the renderer's true camera; False: no camera file (focal from the anchors)."""
+    focal_source: str
+    residual_px: float
+    """RMS reprojection of the anchor corners in the calibration, px."""
+    decimate: int
+    smallest_tag_px: float
+    ours: Timing
+    """detect_tags + measure_bases per frame."""
+    mapping: Timing
+    """measure_bases alone (pixels -> inches for every base) per frame."""
+    bare: Timing
+    """pupil-apriltags Detector(nthreads=1, quad_decimate=decimate).detect(gray) per frame."""
+    ratio: float
+    """ours.median_ms / bare.median_ms."""
+    fps: float
+    """1000 / ours.median_ms."""
+    found: int
+    eligible: int
+    """Base tags fully visible (and whole inside the frame) over all frames."""
+    recall: float
+    false_ids: int
+    bases_measured: int
+    error_p50_in: float
+    error_p95_in: float
+    error_max_in: float
+
+
+@dataclass(frozen=True)
+class LiveRow:
+    """What the live server runs a frame (`WindowedDetector` + measure_bases) over a short rendered sequence at
+    one resolution, against a full scan (detect_tags + measure_bases) of each same frame right after it."""
+
+    label: str
+    image_size: tuple[int, int]
+    decimate: int
+    smallest_tag_px: float
+    fine_every: int
+    cells: int
+    """Sweep cells the detector cut this frame size into (at most fine_every)."""
+    frames: int
+    """Frames timed: the sequence less its first frame (the detector's full scan, the warm-up)."""
+    live: Timing
+    """WindowedDetector.detect + measure_bases per frame."""
+    live_max_ms: float
+    full: Timing
+    """detect_tags + measure_bases on the same frame, right after."""
+    ratio: float
+    """live.median_ms / full.median_ms."""
+    scanned_fraction: float
+    """Mean over the timed frames of scanned_px / the pixels of a full scan at the fine decimation."""
+    scanned_fraction_max: float
+    found: int
+    eligible: int
+    """Base tags fully visible (and whole inside the frame) over the timed frames."""
+    recall: float
+    full_found: int
+    full_recall: float
+    """The same count for the full scans: what the frames allow at this resolution."""
+    false_ids: int
+    placed_tag: int
+    """The base lifted at LIVE_LIFT_FRAME and put down elsewhere at LIVE_PLACE_FRAME."""
+    placed_found_after: int | None
+    """Frames from its putting down until the live detector reported it (1: that very frame); None: never."""
+    placed_full_found_after: int | None
+    """The same for the full scans (1 unless the tag is too small for the detector there)."""
+
+
+@dataclass(frozen=True)
+class CostRow:
+    """One timed operation outside detection (rules geometry, tracker, image costs)."""
+
+    name: str
+    what: str
+    timing: Timing
+    size_kb: float | None = None
+    """Encoded size for JPEG rows, kB."""
+
+
+@dataclass(frozen=True)
+class MachineFacts:
+    """What the figures were measured on."""
+
+    cores: int
+    usable_cores: int
+    machine: str
+    python: str
+    opencv: str
+    opencv_threads: int
+    numpy: str
+    pupil_apriltags: str
+    shapely: str
+    detector_threads: int
+    openblas_coretype: str | None
+    load_average: tuple[float, float, float]
+    """1, 5 and 15 minute load average when the bench started (other work on the machine)."""
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    """Everything `tablesight bench` prints."""
+
+    machine: MachineFacts
+    settings: dict[str, Any]
+    vision: tuple[VisionRow, ...]
+    live: tuple[LiveRow, ...]
+    rules: tuple[CostRow, ...]
+    tracker: tuple[CostRow, ...]
+    frame_costs: tuple[CostRow, ...]
+    seconds: float
+    """Wall-clock length of the whole bench, rendering included."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (times in ms, lengths in inches), rounded."""
+        return _rounded(asdict(self))
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return round(value, 5) + 0.0
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_rounded(v) for v in value]
+    return value
+
+
+# ------------------------------------------------------------------------------------------ machine facts
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def machine_facts() -> MachineFacts:
+    """Cores, library versions and threads of this machine (the environment is read, never changed)."""
+    import shapely
+
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        usable = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()
+    except OSError:
+        load = (math.nan, math.nan, math.nan)
+    return MachineFacts(
+        cores=os.cpu_count() or 1,
+        usable_cores=usable,
+        machine=f"{platform.system()} {platform.machine()}",
+        python=platform.python_version(),
+        opencv=cv2.__version__,
+        opencv_threads=cv2.getNumThreads(),
+        numpy=np.__version__,
+        pupil_apriltags=_version("pupil-apriltags"),
+        shapely=shapely.__version__,
+        detector_threads=1,
+        openblas_coretype=os.environ.get("OPENBLAS_CORETYPE"),
+        load_average=(float(load[0]), float(load[1]), float(load[2])),
+    )
+
+
+# ------------------------------------------------------------------------------------------------ scenes
+
+
+def _f(value: Any, fmt: str) -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+ERR_P50, ERR_P95, ERR_MAX = 'err p50"', 'p95"', 'max"'
+
+
+def format_table(report: Mapping[str, Any]) -> str:
+    """The report (as `BenchReport.to_json()` gives it) as a plain-text table."""
+    m, s = report["machine"], report["settings"]
+    load = " ".join(_f(v, ".2f") for v in m["load_average"])
+    lines = [
+        "Tablesight bench",
+        f"machine: {m['cores']} cores ({m['usable_cores']} usable), {m['machine']}, Python {m['python']}, "
+        f"OpenCV {m['opencv']} ({m['opencv_threads']} threads), numpy {m['numpy']}, "
+        f"pupil-apriltags {m['pupil_apriltags']}, shapely {m['shapely']}",
+        f"detector threads {m['detector_threads']}; OPENBLAS_CORETYPE={m['openblas_coretype'] or '(unset)'}; "
+        f"load average at start {load}",
+        f'scene: {s["board_in"][0]:g}"x{s["board_in"][1]:g}" board, {s["bases"]} bases (tags '
+        f'{s["tag_in"][0]:g}-{s["tag_in"][1]:g}", faces {s["tag_height_in"][0]:g}-{s["tag_height_in"][1]:g}" up), '
+        f'4 anchors, {s["terrain_blocks"]} terrain blocks; camera {s["camera_height_in"]:g}" up, tilted '
+        f"{s['camera_tilt_deg']:g} deg; {s['frames']} frame(s) a resolution, seed {s['seed']}",
+        "",
+        "Detection + mapping per frame (detect_tags + measure_bases) vs bare pupil-apriltags, 1 thread each",
+        f"{'row':<20} {'focal':<10} {'dec':>3} {'tag px':>6} {'med ms':>7} {'p95 ms':>7} {'map ms':>6} "
+        f"{'bare ms':>7} "
+        f"{'ratio':>5} {'fps':>6} {'recall':>14} {ERR_P50:>9} {ERR_P95:>7} {ERR_MAX:>7}",
+    ]
+    for r in report["vision"]:
+        recall = f"{r['found']}/{r['eligible']} {_f(r['recall'], '.3f')}"
+        lines.append(
+            f"{r['label']:<20} {r['focal_source']:<10} {r['decimate']:>3} {_f(r['smallest_tag_px'], '6.1f')} "
+            f"{r['ours']['median_ms']:7.1f} {r['ours']['p95_ms']:7.1f} {r['mapping']['median_ms']:6.2f} "
+            f"{r['bare']['median_ms']:7.1f} "
+            f"{r['ratio']:5.2f} {r['fps']:6.1f} {recall:>14} {_f(r['error_p50_in'], '9.4f')} "
+            f"{_f(r['error_p95_in'], '7.4f')} {_f(r['error_max_in'], '7.4f')}"
+        )
+    lines += _live_lines(report)
+    for title, key in (
+        ("Rules geometry", "rules"),
+        ("Tracker", "tracker"),
+        ("Frame image costs", "frame_costs"),
+    ):
+        lines += ["", title, f"{'operation':<18} {'what':<62} {'med ms':>8} {'p95 ms':>8}"]
+        for row in report[key]:
+            extra = f"  {row['size_kb']:.0f} kB" if row.get("size_kb") is not None else ""
+            lines.append(
+                f"{row['name']:<18} {row['what']:<62} {row['timing']['median_ms']:8.3f} "
+                f"{row['timing']['p95_ms']:8.3f}{extra}"
+            )
+    lines += ["", f"bench took {report['seconds']:.1f} s (rendering included)"]
+    return "\n".join(lines)
+
+
+LIVE_HEADER = (
+    f"{'row':<6} {'dec':>3} {'tag px':>6} {'frames':>6} {'cells':>5} {'med ms':>7} {'p95 ms':>7} {'max ms':>7} "
+    f"{'full ms':>7} {'ratio':>5} {'scanned':>7} {'recall':>14} {'full recall':>14} {'placed':>6}"
+)
+
+
+def _live_lines(report: Mapping[str, Any]) -> list[str]:
+    """The live detection section of the table (none for a report without it)."""
+    rows = report.get("live") or []
+    if not rows:
+        return []
+    s = report["settings"]
+    lines = [
+        "",
+        f"Live detection per frame (WindowedDetector, fine_every {s['live_fine_every']}, + measure_bases) vs a "
+        "full scan of the same frame, 1 thread",
+        f"sequence: {s['live_sliders']} bases slid {s['live_slide_in'][0]:g}-{s['live_slide_in'][1]:g}\" a frame; "
+        f"one lifted at frame {s['live_lift_frame']}, put down >= {s['live_place_away_in']:g}\" away at frame "
+        f"{s['live_place_frame']}; first frame (a full scan) not timed",
+        LIVE_HEADER,
+    ]
+    for r in rows:
+        recall = f"{r['found']}/{r['eligible']} {_f(r['recall'], '.3f')}"
+        full_recall = f"{r['full_found']}/{r['eligible']} {_f(r['full_recall'], '.3f')}"
+        placed = "-" if r["placed_found_after"] is None else str(r["placed_found_after"])
+        lines.append(
+            f"{r['label']:<6} {r['decimate']:>3} {_f(r['smallest_tag_px'], '6.1f')} {r['frames']:>6} {r['cells']:>5} "
+            f"{r['live']['median_ms']:7.1f} {r['live']['p95_ms']:7.1f} {r['live_max_ms']:7.1f} "
+            f"{r['full']['median_ms']:7.1f} {r['ratio']:5.2f} {_f(r['scanned_fraction'], '7.3f')} "
+            f"{recall:>14} {full_recall:>14} {placed:>6}"
+        )
+    return lines
+
+
