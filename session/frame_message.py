@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from calibration.table import TableCalibration
 from rules.roster import Roster
+from session.drivable import FrameLike
 
 CIRCLE_POINTS = 48
 OWNER_COLOURS = ("#e4572e", "#2e86de", "#f4c430", "#17a589", "#9b59b6", "#ff8fab")
@@ -233,3 +235,78 @@ def round_overlay(ov: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def build_frame_message(
+    result: FrameLike,
+    *,
+    roster: Roster | None,
+    selected: int | None = None,
+    selected_overlays: Sequence[Mapping[str, Any]] = (),
+    moves: Sequence[Mapping[str, Any]] = (),
+    events: Sequence[Mapping[str, Any]] = (),
+    verdicts: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """The JSON the page draws one frame from (inch overlays for the board, pixel shapes for the image)."""
+    colours = owner_colours(roster)
+    units = unit_list(result.fixes, roster, colours)
+    overlays = [round_overlay(o) for o in result.overlays]
+    overlays += [round_overlay(o) for o in selected_overlays]
+    overlays += selection_rings(selected, units, overlays)
+    overlays += move_trail_overlays(m for m in moves if not _game_draws_trail(overlays, m.get("tag")))
+    tags = result.tags
+    cal = result.calibration
+    anchors = _anchor_ids(cal)
+    if cal is not None:
+        shapes = image_shapes(cal.table_to_image, tags, units, overlays, verdicts, anchors)
+    else:
+        shapes = tag_shapes(tags, anchors)
+    image = result.image
+    h, w = (image.shape[:2] if isinstance(image, np.ndarray) else (0, 0))
+    return {
+        "type": "frame",
+        "frame_index": int(result.frame_index),
+        "t": round(float(result.t), 3),
+        "image_size": [int(w), int(h)],
+        "board": board_of(result),
+        "calibrated": cal is not None,
+        "residual_in": _float_or_none(cal.residual_in if cal is not None else None),
+        "tags": [{"id": int(t.id), "anchor": int(t.id) in anchors} for t in tags],
+        "units": units,
+        "owners": colours,
+        "selected": selected,
+        "pipeline_status": "",
+        "overlays": overlays,
+        "image_shapes": shapes,
+        "events": list(events),
+        "verdicts": list(verdicts),
+        "timings_ms": {k: round(float(v), 2) for k, v in result.timings_ms.items()},
+    }
+
+
+def selection_rings(
+    selected: int | None, units: Sequence[Mapping[str, Any]], overlays: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The selected unit's 1" engagement ring (DESIGN.md: within 1" edge to edge), unless the game drew one."""
+    if selected is None or any(o.get("unit") == selected and o.get("style") == "engagement" for o in overlays):
+        return []
+    for u in units:
+        if u["tag"] == selected:
+            r = float(u["radius_in"])
+            return [{"shape": "ring", "points": [[u["x"], u["y"]]], "style": "engagement", "radius": r + 1.0,
+                     "inner": r, "label": '1"', "unit": selected, "owner": u["owner"]}]
+    return []
+
+
+def _game_draws_trail(overlays: Sequence[Mapping[str, Any]], tag: Any) -> bool:
+    return any(o.get("style") == "move-trail" and o.get("unit") == tag for o in overlays)
+
+
+def _anchor_ids(cal: TableCalibration | None) -> set[int]:
+    """The anchor tags' ids (the default layout's 0-3 before calibration)."""
+    return {int(k) for k in cal.layout.anchors} if cal is not None else {0, 1, 2, 3}
+
+
+def _float_or_none(v: Any) -> float | None:
+    try:
+        return None if v is None else round(float(v), 4)
+    except (TypeError, ValueError):
+        return None

@@ -17,31 +17,29 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, cast, runtime_checkable
-
-import numpy as np
+from typing import Any, cast
 
 from calibration.errors import InputError
-from calibration.table import TableCalibration
-from rules.engine import Action, ActionError, Game, Placement, RulesInputError, UnitId
+from rules.engine import Action, ActionError, RulesInputError
 from rules.roster import Roster
 from session.broadcast import Broadcast
-from session.frame_message import (
-    board_of,
-    image_shapes,
-    move_trail_overlays,
-    owner_colours,
-    round_overlay,
-    tag_shapes,
-    unit_list,
+from session.drivable import (
+    AtEnd,
+    Feed,
+    FrameLike,
+    LoopNotReady,
+    LoopRecorder,
+    NoGameToRule,
+    PipelineLike,
+    SeekableFeed,
 )
+from session.frame_message import build_frame_message
 from session.frame_publisher import FramePublisher
 from session.overrule import correction_of, overrule_key
-from vision.tags import detect_tags, gray_frame
 
 log = logging.getLogger("tablesight.live")
 
@@ -51,167 +49,6 @@ EVENT_LOG_SIZE = 5000
 DECLARE_TIMEOUT_S = 10.0
 """How long a declaration waits for the loop to rule it before the request gives up."""
 
-
-class NoGameToRule(InputError):
-    """A declaration while no game is being ruled (no calibration, no game chosen, or a setup it cannot start from)."""
-
-
-class LoopNotReady(InputError):
-    """A declaration the frame loop did not rule in time (the camera is lost or the loop has stopped)."""
-
-
-class Feed(Protocol):
-    """Frames from a camera, a video or a recording. `read` returns None at the end of a recording."""
-
-    def read(self) -> Any | None: ...
-
-    def close(self) -> None: ...
-
-
-@runtime_checkable
-class SeekableFeed(Feed, Protocol):
-    def seek(self, index: int) -> None: ...
-
-    def __len__(self) -> int: ...
-
-
-class JsonEvent(Protocol):
-    """A typed event of a frame (vision.tracker's Move, Placed ..., session.pipeline's CameraMoved)."""
-
-    def to_json(self) -> dict[str, Any]: ...
-
-
-class FrameLike(Protocol):
-    """What one frame gave (session.pipeline.FrameResult, or DetectedFrame before the table is calibrated):
-    positions and overlays in table inches, `image` the BGR frame, `calibration` None when uncalibrated."""
-
-    @property
-    def frame_index(self) -> int: ...
-    @property
-    def t(self) -> float: ...
-    @property
-    def image(self) -> np.ndarray: ...
-    @property
-    def tags(self) -> tuple[Any, ...]: ...
-    @property
-    def fixes(self) -> tuple[Any, ...]: ...
-    @property
-    def events(self) -> tuple[JsonEvent, ...]: ...
-    @property
-    def verdicts(self) -> tuple[Any, ...]: ...
-    @property
-    def overlays(self) -> tuple[Any, ...]: ...
-    @property
-    def board(self) -> Mapping[str, float] | None: ...
-    @property
-    def calibration(self) -> Any: ...
-    @property
-    def timings_ms(self) -> Mapping[str, float]: ...
-
-
-class PipelineLike(Protocol):
-    """Everything the live loop drives: session.pipeline.Pipeline on a calibrated table, DetectOnly before."""
-
-    @property
-    def calibrated(self) -> bool:
-        """Whether it measures a calibrated table (and so may rule a game)."""
-    @property
-    def game(self) -> Game | None: ...
-    @property
-    def state(self) -> Any: ...
-    @property
-    def positions(self) -> Mapping[UnitId, Placement]: ...
-    @property
-    def status(self) -> str: ...
-
-    def process(self, frame: Any, declared: Sequence[Action] = ()) -> FrameLike: ...
-
-    def declare(self, action: Action) -> list[dict[str, Any]]: ...
-
-    def overlays_now(self) -> list[dict[str, Any]]: ...
-
-    def overlays_for(self, selected: int) -> list[dict[str, Any]]: ...
-
-    def checkpoint(self, frame: int) -> Any: ...
-
-    def resume(self, cp: Any) -> None: ...
-
-    def ask(self, unit: int, target: int) -> dict[str, Any]: ...
-
-
-class LoopRecorder(Protocol):
-    """What records a live loop (session/recording.py): told what each published frame gave and each declared
-    action with the frame it was ruled at; `name` (the folder being recorded) and `note` go into the status."""
-
-    @property
-    def name(self) -> str | None: ...
-
-    note: str
-
-    def ruled(self, frame_index: int, events: Sequence[Mapping[str, Any]],
-              verdicts: Sequence[Mapping[str, Any]]) -> None: ...
-
-    def declared(self, frame_index: int, action: Action) -> None: ...
-
-
-AtEnd = Literal["loop", "pause"]
-
-
-@dataclass(frozen=True)
-class DetectedFrame:
-    """What `DetectOnly` gives: the frame and its tags, no table (there is no calibration yet)."""
-
-    frame_index: int
-    t: float
-    image: np.ndarray
-    tags: tuple[Any, ...]
-    timings_ms: Mapping[str, float]
-    fixes: tuple[Any, ...] = ()
-    events: tuple[Any, ...] = ()
-    verdicts: tuple[Any, ...] = ()
-    overlays: tuple[Any, ...] = ()
-    board: Mapping[str, float] | None = None
-    calibration: Any = None
-
-
-class DetectOnly:
-    """The pipeline of an uncalibrated table: find the tags (so the calibration wizard can show the anchors).
-    It rules nothing: no game, no positions, a declaration is refused in one sentence."""
-
-    calibrated = False
-    game: Game | None = None
-    state: Any = None
-
-    def __init__(self) -> None:
-        self.positions: Mapping[UnitId, Placement] = {}
-
-    @property
-    def status(self) -> str:
-        return "the table is not calibrated yet: tags only"
-
-    def declare(self, action: Action) -> list[dict[str, Any]]:
-        raise NoGameToRule("No game is being ruled: the table is not calibrated yet; calibrate it first.")
-
-    def overlays_now(self) -> list[dict[str, Any]]:
-        return []
-
-    def overlays_for(self, selected: int) -> list[dict[str, Any]]:
-        return []
-
-    def checkpoint(self, frame: int) -> None:
-        return None
-
-    def resume(self, cp: Any) -> None:
-        return None
-
-    def ask(self, unit: int, target: int) -> dict[str, Any]:
-        return {}
-
-    def process(self, frame: Any, declared: Sequence[Action] = ()) -> DetectedFrame:
-        t0 = time.perf_counter()
-        tags = detect_tags(gray_frame(frame.image))
-        ms = (time.perf_counter() - t0) * 1000.0
-        return DetectedFrame(int(frame.index), float(frame.t), frame.image, tags, {"detect": ms})
 
 
 @dataclass(frozen=True)
@@ -691,83 +528,6 @@ class LiveLoop:
             return [o if isinstance(o, dict) else o.to_json() for o in self._pipeline.overlays_for(self._selected)]
         except InputError:
             return []
-
-
-def build_frame_message(
-    result: FrameLike,
-    *,
-    roster: Roster | None,
-    selected: int | None = None,
-    selected_overlays: Sequence[Mapping[str, Any]] = (),
-    moves: Sequence[Mapping[str, Any]] = (),
-    events: Sequence[Mapping[str, Any]] = (),
-    verdicts: Sequence[Mapping[str, Any]] = (),
-) -> dict[str, Any]:
-    """The JSON the page draws one frame from (inch overlays for the board, pixel shapes for the image)."""
-    colours = owner_colours(roster)
-    units = unit_list(result.fixes, roster, colours)
-    overlays = [round_overlay(o) for o in result.overlays]
-    overlays += [round_overlay(o) for o in selected_overlays]
-    overlays += selection_rings(selected, units, overlays)
-    overlays += move_trail_overlays(m for m in moves if not _game_draws_trail(overlays, m.get("tag")))
-    tags = result.tags
-    cal = result.calibration
-    anchors = _anchor_ids(cal)
-    if cal is not None:
-        shapes = image_shapes(cal.table_to_image, tags, units, overlays, verdicts, anchors)
-    else:
-        shapes = tag_shapes(tags, anchors)
-    image = result.image
-    h, w = (image.shape[:2] if isinstance(image, np.ndarray) else (0, 0))
-    return {
-        "type": "frame",
-        "frame_index": int(result.frame_index),
-        "t": round(float(result.t), 3),
-        "image_size": [int(w), int(h)],
-        "board": board_of(result),
-        "calibrated": cal is not None,
-        "residual_in": _float_or_none(cal.residual_in if cal is not None else None),
-        "tags": [{"id": int(t.id), "anchor": int(t.id) in anchors} for t in tags],
-        "units": units,
-        "owners": colours,
-        "selected": selected,
-        "pipeline_status": "",
-        "overlays": overlays,
-        "image_shapes": shapes,
-        "events": list(events),
-        "verdicts": list(verdicts),
-        "timings_ms": {k: round(float(v), 2) for k, v in result.timings_ms.items()},
-    }
-
-
-def selection_rings(
-    selected: int | None, units: Sequence[Mapping[str, Any]], overlays: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
-    """The selected unit's 1" engagement ring (DESIGN.md: within 1" edge to edge), unless the game drew one."""
-    if selected is None or any(o.get("unit") == selected and o.get("style") == "engagement" for o in overlays):
-        return []
-    for u in units:
-        if u["tag"] == selected:
-            r = float(u["radius_in"])
-            return [{"shape": "ring", "points": [[u["x"], u["y"]]], "style": "engagement", "radius": r + 1.0,
-                     "inner": r, "label": '1"', "unit": selected, "owner": u["owner"]}]
-    return []
-
-
-def _game_draws_trail(overlays: Sequence[Mapping[str, Any]], tag: Any) -> bool:
-    return any(o.get("style") == "move-trail" and o.get("unit") == tag for o in overlays)
-
-
-def _anchor_ids(cal: TableCalibration | None) -> set[int]:
-    """The anchor tags' ids (the default layout's 0-3 before calibration)."""
-    return {int(k) for k in cal.layout.anchors} if cal is not None else {0, 1, 2, 3}
-
-
-def _float_or_none(v: Any) -> float | None:
-    try:
-        return None if v is None else round(float(v), 4)
-    except (TypeError, ValueError):
-        return None
 
 
 def _sentence(err: BaseException, fallback: str) -> str:

@@ -35,7 +35,7 @@ from typing import Any
 
 from rules.engine import Action
 from rules.terrain import terrain_to_json
-from session.live_loop import Feed, PipelineLike
+from session.drivable import Feed, PipelineLike
 from session.store import SessionStore
 from session.table_setup import TableSetup
 from vision.recorder import Recorder

@@ -19,8 +19,9 @@ from calibration.table import load_calibration
 from rules.engine import RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
+from session.drivable import DetectOnly, Feed, PipelineLike
 from session.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
-from session.live_loop import DetectOnly, Feed, LiveLoop, PipelineLike
+from session.live_loop import LiveLoop
 from session.paths import SAMPLE_SESSION_DIR, SESSION_NAME_RE, confined_session
 from session.pipeline import Pipeline
 from session.recording import LiveRecording

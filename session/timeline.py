@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import InputError
+from session.drivable import PipelineLike
 from session.feeds import RecordingFeed
-from session.live_loop import PipelineLike
 
 log = logging.getLogger("tablesight.timeline")
 

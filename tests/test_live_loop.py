@@ -13,8 +13,9 @@ import cv2
 import numpy as np
 
 from session.broadcast import Broadcast
+from session.drivable import DetectOnly
 from session.frame_publisher import FramePublisher
-from session.live_loop import DetectOnly, LiveLoop
+from session.live_loop import LiveLoop
 
 
 def _picture(seed: int) -> np.ndarray:

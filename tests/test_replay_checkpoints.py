@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 import session.timeline
+from session.drivable import DetectOnly
 from session.feeds import RecordingFeed
-from session.live_loop import DetectOnly, LiveLoop
+from session.live_loop import LiveLoop
 from session.paths import SAMPLE_SESSION_DIR
 from session.runtime import Runtime, load_setup_files, make_pipeline, with_session_plan
 from session.settings import Settings
@@ -99,12 +100,9 @@ def test_a_replay_closed_while_it_seeks_stops_at_once(tmp_path: Path) -> None:
         with runtime._replay_lock:  # as Runtime.replay does while it closes the oldest replay
             loop.seek(100)
             time.sleep(0.5)  # the loop's thread is seeking now
-            t0 = time.monotonic()
-            loop.stop(timeout=10)
-            took = time.monotonic() - t0
+            loop.stop(timeout=10)  # a loop that waited for the lock held here would still be alive after it
             thread = loop._thread
             assert thread is not None and not thread.is_alive(), "the seeking loop waits for the runtime's lock"
-        assert took < 5
     finally:
         runtime.stop()
 

@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from rules.engine import Action, ActionError, Game, RulesInputError, game_names
 from rules.roster import Roster
 from session.ask import ask_about
-from session.live_loop import LoopNotReady, PipelineLike
+from session.drivable import LoopNotReady, PipelineLike
 from webui.deps import RuntimeDep, page
 from webui.json_body import json_body
 from webui.streaming import mjpeg_response, websocket_feed
