@@ -104,6 +104,8 @@ class PipelineLike(Protocol):
 
     def ask(self, unit: int, target: int) -> dict[str, Any]: ...
 
+    def finish(self) -> tuple[tuple[Any, ...], tuple[dict[str, Any], ...]]: ...
+
 
 class LoopRecorder(Protocol):
     """What records a live loop (session/recording.py): told what each published frame gave and each declared
@@ -172,6 +174,9 @@ class DetectOnly:
 
     def ask(self, unit: int, target: int) -> dict[str, Any]:
         return {}
+
+    def finish(self) -> tuple[tuple[Any, ...], tuple[dict[str, Any], ...]]:
+        return (), ()
 
     def process(self, frame: Any, declared: Sequence[Action] = ()) -> DetectedFrame:
         t0 = time.perf_counter()

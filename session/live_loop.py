@@ -353,6 +353,7 @@ class LiveLoop:
                     self._wait(1.0)
                     continue
                 if frame is None:
+                    self._finish()  # the moves of the recording's last moments
                     if self._at_end == "loop" and self._frames:
                         _close(feed)
                         feed = None
@@ -440,6 +441,17 @@ class LiveLoop:
             self._encoder.flush()
         for done, verdicts in ruled:
             done.set_result(verdicts)
+
+    def _finish(self) -> None:
+        """The recording has ended: rule and show what its last moments did (Pipeline.finish)."""
+        pipe, base = self._pipeline, self.latest_result
+        if pipe is None or base is None:
+            return
+        events, verdicts = pipe.finish()
+        if events or verdicts:
+            again = dataclasses.replace(cast(Any, base), events=events, verdicts=verdicts,
+                                        overlays=tuple(pipe.overlays_now()))
+            self._publish(again, time.perf_counter(), time.time())
 
     def _seek(self, feed: Any, target: int) -> None:
         """Go to frame `target`: from the newest checkpoint before it (the game as it stood), else by

@@ -409,13 +409,7 @@ class Pipeline:
             if isinstance(e, Move | Placed):
                 self.overrules.moved(e.tag)  # the camera saw it move or put down: a correction no longer holds
         t3 = time.perf_counter()
-        verdicts: list[dict[str, Any]] = []
-        pending = list(events)
-        while pending:
-            event = pending.pop(self._next_to_rule(pending, before))
-            for v in self._rule(event, dict(before)):
-                verdicts.append({**v, "frame": int(frame.index), "event": event.kind})
-            before = self._placements()
+        verdicts = self._rule_all(events, before, int(frame.index))
         self.positions = self._placements()
         for action in (*self.declarations.get(int(frame.index), ()), *declared):
             for v in self.declare(action):
@@ -437,6 +431,30 @@ class Pipeline:
             calibration=self.calibration,
             timings_ms=timings,
         )
+
+    def _rule_all(self, events: Sequence[TableEvent], before: dict[UnitId, Placement], frame: int) -> list[dict[str, Any]]:
+        """Rule a frame's events in the order the players made them (see `_next_to_rule`)."""
+        verdicts: list[dict[str, Any]] = []
+        pending = list(events)
+        while pending:
+            event = pending.pop(self._next_to_rule(pending, before))
+            for v in self._rule(event, dict(before)):
+                verdicts.append({**v, "frame": frame, "event": event.kind})
+            before = self._placements()
+        return verdicts
+
+    def finish(self) -> tuple[tuple[TableEvent, ...], tuple[dict[str, Any], ...]]:
+        """The recording has ended: the moves made in its last moments (vision.tracker.Tracker.finish), ruled
+        at the last frame. Returns (events, verdicts)."""
+        before = self._placements()
+        events = tuple(self.tracker.finish())
+        for e in events:
+            if isinstance(e, Move | Placed):
+                self.overrules.moved(e.tag)
+        verdicts = self._rule_all(events, before, self._frame)
+        self.positions = self._placements()
+        self.overrules.remember(self._frame, verdicts)
+        return events, tuple(verdicts)
 
     def _check_pose(self, tags: Sequence[TagObservation], size: tuple[int, int], frame: int) -> list[CameraMoved]:
         """Solve the pose again when the anchors say the camera moved; a "camera_moved" event if it did."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from calibration.table import TableCalibration, load_calibration
 from rules.engine import Action, Game, RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain
-from session.pipeline import CameraMoved, Pipeline
+from session.pipeline import CameraMoved, Pipeline, TableEvent
 from session.setup_files import check_tags_apart, read_json_file
 from session.store import SessionStore
 from vision.session_dir import RecordedSession, is_session_dir
@@ -186,17 +186,14 @@ class ReplayRun:
             last = int(frame.index)
             if self.store is not None:
                 self.store.add_frame(last, float(frame.t))
-            for event in result.events:
-                if isinstance(event, Move):
-                    self.counts["moves"] += 1
-                elif isinstance(event, CameraMoved):
-                    self.counts["camera_moved"] += 1
-                yield self._emit(event.to_json())
-            for v in result.verdicts:
-                self.counts["verdicts"] += 1
-                self.counts["illegal"] += v.get("outcome") == "illegal"
-                self.counts["too_close"] += v.get("outcome") == "too close to call"
-                yield self._emit({"type": "verdict", "frame": last, **{k: x for k, x in v.items() if k != "frame"}})
+            yield from self._ruled(result.events, result.verdicts, last)
+            now = game.score(pipe.state) if game is not None and pipe.state is not None else None
+            if now != score:
+                score = now
+                yield self._emit({"type": "score", "frame": last, "score": now})
+        if self.frames:  # the moves of the recording's last moments
+            events, verdicts = pipe.finish()
+            yield from self._ruled(events, verdicts, last)
             now = game.score(pipe.state) if game is not None and pipe.state is not None else None
             if now != score:
                 score = now
@@ -206,6 +203,21 @@ class ReplayRun:
             summary["score"] = score
         summary["seconds"] = round(time.perf_counter() - started, 2)
         yield self._emit(summary)
+
+    def _ruled(self, events: Sequence[TableEvent], verdicts: Sequence[Mapping[str, Any]],
+               last: int) -> Iterator[dict[str, Any]]:
+        """A frame's events, then its verdicts, as JSON lines (counted for the summary)."""
+        for event in events:
+            if isinstance(event, Move):
+                self.counts["moves"] += 1
+            elif isinstance(event, CameraMoved):
+                self.counts["camera_moved"] += 1
+            yield self._emit(event.to_json())
+        for v in verdicts:
+            self.counts["verdicts"] += 1
+            self.counts["illegal"] += v.get("outcome") == "illegal"
+            self.counts["too_close"] += v.get("outcome") == "too close to call"
+            yield self._emit({"type": "verdict", "frame": last, **{k: x for k, x in v.items() if k != "frame"}})
 
 
 def json_line(event: Mapping[str, Any]) -> str:

@@ -64,19 +64,19 @@ class Timeline:
                 self._frames = len(feed)
                 self._times = [round(t - feed.times[0], 3) for t in feed.times]
             pipeline = self._make_pipeline()
+            last = -1
             while not self._stop:
                 frame = feed.read()
                 if frame is None:
+                    events, verdicts = pipeline.finish()  # the moves of the recording's last moments
+                    with self._lock:
+                        self._events.extend(_marks(events, verdicts, last))
                     break
+                last = int(frame.index)
                 result = pipeline.process(frame)
                 if (int(frame.index) + 1) % self._every == 0 and (cp := pipeline.checkpoint(int(frame.index))):
                     self._keep(int(frame.index), cp)
-                found = []
-                for e in result.events:
-                    found.append({"frame": int(frame.index), **e.to_json()})
-                for v in result.verdicts:
-                    if v.get("outcome") in ("illegal", "too close to call"):
-                        found.append({"type": "verdict", "frame": int(frame.index), **dict(v)})
+                found = _marks(result.events, result.verdicts, int(frame.index))
                 with self._lock:
                     self._events.extend(found)
                     self._scanned += 1
@@ -125,3 +125,11 @@ class Timeline:
                 "error": self._error,
                 "events": list(self._events),
             }
+
+
+def _marks(events: Any, verdicts: Any, frame: int) -> list[dict[str, Any]]:
+    """A frame's timeline marks: every event, and the verdicts a player must see (illegal, too close)."""
+    found = [{"frame": frame, **e.to_json()} for e in events]
+    found += [{"type": "verdict", "frame": frame, **dict(v)} for v in verdicts
+              if v.get("outcome") in ("illegal", "too close to call")]
+    return found

@@ -129,7 +129,9 @@ def test_folder_of_frames_without_a_calibration(session: Path, tmp_path: Path, c
     assert status == 0, err
     events = [json.loads(x) for x in out.splitlines()]
     assert events[-1]["frames"] == 12  # a folder carries no times: 30 fps is assumed, too fast to settle the move
-    assert [e["tag"] for e in events if e["type"] == "placed"] == [11]  # 10 is picked up before it settles
+    # 10 is picked up before it settles, and carried 3"; where it stands when the frames end is kept
+    placed = {e["tag"]: e["at_in"] for e in events if e["type"] == "placed"}
+    assert list(placed) == [11, 10] and placed[10] == pytest.approx([6.0, 3.0], abs=0.05)
 
 
 @pytest.mark.parametrize(("flag", "content", "words"), [

@@ -67,6 +67,10 @@ PATH_TOLERANCE_IN = 0.05
 LIFT_GAP_FRAMES = 3
 """A move during which the base went unseen for this many frames in a row is reported as lifted."""
 
+END_SETTLE_FRAMES = 3
+"""When the recording stops, a moving base whose last this many fixes (at least) agree counts as put down: a
+move made in the last moments of a recording is reported, not lost with the recording's end."""
+
 DUPLICATE_QUIET_FRAMES = 30
 """A DuplicateTag episode ends after this many frames without the duplicate; a new one is reported again."""
 
@@ -403,6 +407,19 @@ class _Track:
             return None  # still creeping along: not put down yet
         return self._settle(s, run)
 
+    def finish(self) -> Event | None:
+        """The stream ends: a base still moving whose newest fixes agree (END_SETTLE_FRAMES or more, without
+        drifting) was put down there; anything else (in a hand, still sliding) stays as it is."""
+        if self.state is not TrackState.MOVING or self.last is None or self._near_left():
+            return None
+        run = list(self.run)
+        if len(run) < END_SETTLE_FRAMES or run[-1] is not self.last:
+            return None
+        half = len(run) // 2
+        if _dist(_mean_xy(run[:half]), _mean_xy(run[half:])) > SETTLE_DRIFT_IN:
+            return None
+        return self._settle(self.last, run)
+
     def _settle(self, s: _Sample, run: list[_Sample]) -> Event | None:
         to = _mean_xy(run)
         pm_to = float(np.mean([r.pm for r in run]))
@@ -463,6 +480,12 @@ class Tracker:
     def tracks(self) -> dict[int, TrackView]:
         """Every track by tag id (positions in inches)."""
         return {tag: tr.view() for tag, tr in sorted(self._tracks.items()) if tr.last is not None}
+
+    def finish(self) -> list[Event]:
+        """The stream has ended (a recording stopped): the moves and placements made in its last moments,
+        too short for SETTLE_FRAMES and SETTLE_S, reported now (in tag order). A base in a hand stays lifted."""
+        events = [e for _, tr in sorted(self._tracks.items()) if (e := tr.finish()) is not None]
+        return events
 
     def update(self, frame: int, t: float, fixes: Sequence[FixLike],
                known_tags: Collection[int] | None = None) -> list[Event]:
