@@ -30,7 +30,7 @@ from webui.routes import overlay as routes_overlay
 from webui.routes import replay as routes_replay
 from webui.routes import roster as routes_roster
 from webui.routes import terrain as routes_terrain
-from webui.security import BodyLimit, TokenGuard
+from webui.security import FORM_OVERHEAD_BYTES, BodyLimit, SameOriginGuard, TokenGuard, allowed_hosts
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 UVICORN_OPTIONS: dict[str, Any] = {"ws_per_message_deflate": False, "log_level": "warning"}
@@ -102,7 +102,13 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(
         BodyLimit,
         json_bytes=settings.max_json_bytes,
-        upload_bytes=settings.max_upload_bytes * settings.max_uploads,
+        upload_limits={
+            "/api/calibration/table": settings.max_upload_bytes + FORM_OVERHEAD_BYTES,
+            "/api/calibration/camera": min(settings.max_camera_upload_bytes,
+                                           settings.max_upload_bytes * settings.max_uploads) + FORM_OVERHEAD_BYTES,
+        },
     )
     app.add_middleware(TokenGuard, token=settings.token)
+    hosts, any_ip = allowed_hosts(settings.host, settings.allowed_hosts)
+    app.add_middleware(SameOriginGuard, hosts=hosts, any_ip=any_ip)
     return app
