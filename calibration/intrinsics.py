@@ -69,8 +69,8 @@ def read_gray(path: str | Path) -> np.ndarray:
         raise CalibrationError(f"Image {p} {'is a folder' if p.is_dir() else 'does not exist'}; check the path.")
     try:
         image = imdecode(np.fromfile(str(p), dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
-    except ImageTooLarge:
-        raise CalibrationError(too_large_sentence(p)) from None
+    except ImageTooLarge as err:
+        raise CalibrationError(too_large_sentence(p, size=err.size)) from None
     if image is None:
         raise CalibrationError(f"{p} is not an image OpenCV can read; give a JPEG or PNG photo.")
     return np.asarray(image)

@@ -22,6 +22,7 @@ import socket
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs, urlsplit
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 TOKEN_COOKIE = "tablesight_token"
@@ -106,8 +107,12 @@ class TokenGuard:
         await self.app(scope, receive, send)
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(HTTPException):
+    """A body over its limit, raised from inside the app's receive: an HTTPException, so that a form parser
+    which turns other errors into a 400 passes it on as the 413 it is."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(413, detail)
 
 
 FORM_OVERHEAD_BYTES = 16 * 1024
@@ -153,7 +158,7 @@ class BodyLimit:
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > limit:
-                    raise _TooLarge()
+                    raise _TooLarge(message)
             return msg
 
         async def tracking_send(msg: Message) -> None:
