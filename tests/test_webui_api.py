@@ -310,9 +310,9 @@ def test_upload_claiming_too_many_pixels_is_400(client: TestClient) -> None:
         ('"0.65"', "tag_in must be a number; got '0.65'"),
         ("-1", "tag_in is -1, outside 0.1 to 12"),
         ("0", "tag_in is 0, outside 0.1 to 12"),
-        ("NaN", "tag_in is nan"),
-        ("Infinity", "tag_in is inf"),
-        ("1e400", "tag_in is inf"),
+        ("NaN", "units[0].tag_in is NaN, which is not a number"),  # refused by the JSON reader, naming the field
+        ("Infinity", "units[0].tag_in is Infinity"),
+        ("1e400", "units[0].tag_in is 1e400, too large"),
         ("1e30", "tag_in is 1e+30"),
         ("true", "tag_in must be a number; got True"),
         ("[0.65]", "tag_in must be a number"),
@@ -325,7 +325,8 @@ def test_roster_bad_tag_in_is_400_and_the_saved_roster_is_kept(client: TestClien
     for method, path in (("POST", "/api/roster/check"), ("PUT", "/api/roster")):
         r = client.request(method, path, content=body, headers={"content-type": "application/json"})
         detail = r.json()["detail"]
-        assert r.status_code == 400 and "tag 12" in detail and says in detail and detail.endswith("."), (method, r.text)
+        named = "tag 12" in detail or "units[0]" in detail
+        assert r.status_code == 400 and named and says in detail and detail.endswith("."), (method, r.text)
     assert client.get("/api/roster").json() == before
 
 
@@ -420,3 +421,20 @@ def test_allowed_hosts() -> None:
     assert {"localhost", "127.0.0.1", "::1", "table.local"} <= names and not any_ip
     names, any_ip = allowed_hosts("0.0.0.0")
     assert any_ip and socket.gethostname().lower() in names
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 100_000 + "]" * 100_000,
+    '{"game": "valknut", "units": [{"tag": 1' + "0" * 5000 + "}]}",
+    '{"pieces": [{"height_in": NaN}], "action": {"kind": "roll_off", "unit": 1e999}}',
+    '{"a": "\\ud800"}\xff',
+])
+def test_json_bodies_that_are_not_usable_are_400_in_one_sentence(client: TestClient, body: str) -> None:
+    for method, path in (("POST", "/api/live/declare"), ("PUT", "/api/roster"), ("POST", "/api/roster/check"),
+                         ("PUT", "/api/terrain"), ("POST", "/api/live/select"), ("POST", "/api/live/ask"),
+                         ("POST", "/api/replay/table1/control"), ("POST", "/api/replay/table1/select")):
+        r = client.request(method, path, content=body.encode("utf-8", "surrogatepass"),
+                           headers={"Content-Type": "application/json"})
+        assert 400 <= r.status_code < 500, (path, r.status_code, r.text[:200])
+        detail = r.json()["detail"]
+        assert isinstance(detail, str) and detail.count(".") >= 1 and "\n" not in detail, (path, detail)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from calibration.json_input import parse_json
 from vision.errors import FrameError
 
 SESSION_FORMAT = "tablesight-session"
@@ -188,16 +189,13 @@ def read_manifest(directory: Path | str) -> SessionManifest:
         raise SessionError(f"{d} is a file, not a session directory; give the directory a recording was made into.")
     path = d / MANIFEST_NAME
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes()
     except FileNotFoundError:
         raise SessionError(f"{d} holds no {MANIFEST_NAME}, so it is not a recorded session; "
                            "record one with the recorder or replay the folder of frames instead.") from None
     except OSError as err:
         raise SessionError(f"Cannot read {path} ({err.strerror}); check its permissions.") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise SessionError(f"{path} is not valid JSON (line {err.lineno}); restore it from the recording.") from None
+    obj = parse_json(text, str(path), "restore it from the recording", SessionError)
     return SessionManifest.from_json(obj, str(path))
 
 
@@ -219,7 +217,7 @@ def read_index(directory: Path | str) -> tuple[IndexEntry, ...]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = parse_json(line, f"{path} line {n}", "fix it", ValueError)
             entry = IndexEntry(index=int(obj["index"]), t=float(obj["t"]), file=str(obj["file"]),
                                source_index=(int(obj["source_index"]) if "source_index" in obj else None))
         except (ValueError, KeyError, TypeError):

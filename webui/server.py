@@ -14,11 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
 
 from calibration.errors import InputError
+from calibration.json_input import parse_json
 from rules.engine import RulesInputError, UnknownGame
 from session.paths import NoSuchSession
 from session.runtime import Runtime
@@ -83,6 +87,17 @@ def create_app(settings: Settings) -> FastAPI:
     @app.exception_handler(RulesInputError)
     async def _rules_input(request: Request, err: RulesInputError) -> JSONResponse:
         return JSONResponse({"detail": str(err)}, status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, err: StarletteHTTPException) -> Response:
+        if err.status_code == 400 and err.detail == "There was an error parsing the body":
+            # FastAPI's own parser gave up (nested too deep, a number too long ...): our reader says which
+            try:
+                parse_json(await request.body(), "The request body", "send one JSON object")
+            except InputError as bad:
+                return JSONResponse({"detail": str(bad)}, status_code=400)
+            return JSONResponse({"detail": "The request body cannot be read; send one JSON object."}, status_code=400)
+        return await http_exception_handler(request, err)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:

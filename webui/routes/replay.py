@@ -16,7 +16,7 @@ from session.report import gather_report
 from session.report_html import render_report
 from session.runtime import session_summaries
 from webui.deps import RuntimeDep, page
-from webui.routes.live import Question
+from webui.routes.live import Question, Selection
 from webui.streaming import mjpeg_response, websocket_feed
 
 router = APIRouter()
@@ -82,13 +82,10 @@ def replay_control(name: str, cmd: Control, runtime: RuntimeDep) -> dict[str, An
 
 
 @router.post("/api/replay/{name}/select")
-def replay_select(name: str, body: dict[str, Any], runtime: RuntimeDep) -> dict[str, Any]:
+def replay_select(name: str, choice: Selection, runtime: RuntimeDep) -> dict[str, Any]:
     loop, _setup = runtime.replay(name)
-    unit = body.get("unit")
-    if unit is not None and (isinstance(unit, bool) or not isinstance(unit, int)):
-        raise InputError(f'"unit" must be a tag id or null; got {unit!r}.')
-    loop.select(unit)
-    return {"selected": unit}
+    loop.select(choice.unit)
+    return {"selected": choice.unit}
 
 
 @router.post("/api/replay/{name}/ask")
