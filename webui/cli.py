@@ -6,13 +6,16 @@ Exit status: 0 done, 2 bad input (one plain sentence on stderr, no traceback), 1
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 
 from calibration.errors import InputError
+from calibration.json_input import path_problem
 from rules.engine import RulesInputError
 from webui.commands import COMMANDS
 
@@ -54,6 +57,23 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+PATH_ARGS = frozenset({"image", "images", "layout", "intrinsics", "output", "calibration", "scenario", "source",
+                       "video", "replay", "roster", "terrain", "store", "sessions", "setup_dir", "out"})
+"""The options and arguments that name files or folders: each is checked by `check_paths` before a command runs."""
+
+
+def check_paths(args: argparse.Namespace) -> None:
+    """InputError naming the first path argument that cannot name a file (a name over 255 bytes, a NUL)."""
+    for dest, value in vars(args).items():
+        for one in value if isinstance(value, list) else [value]:
+            if (dest in PATH_ARGS and isinstance(one, str)) or isinstance(one, Path):
+                problem = path_problem(Path(one))
+                if problem is not None:
+                    flag = dest.upper() if dest in ("image", "images", "scenario", "source", "session") else \
+                        "--" + dest.replace("_", "-")
+                    raise InputError(f"{flag} {str(one)[:40]!r}... {problem}; give a shorter path.")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in argv if not a.startswith("-")), None)
@@ -63,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        check_paths(args)
         status = int(args._run(args) or 0)
     except (InputError, RulesInputError) as err:
         sys.stderr.write(f"{err}\n")
@@ -71,6 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = 130
     except BrokenPipeError:
         return _reader_left()
+    except OSError as err:
+        if err.errno not in (errno.ENAMETOOLONG, errno.EINVAL):
+            raise
+        sys.stderr.write(f"The path {str(err.filename)[:60]!r}... cannot name a file here ({err.strerror}); "
+                         "give a shorter path.\n")
+        status = 2
     try:
         sys.stdout.flush()
     except BrokenPipeError:

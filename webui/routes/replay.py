@@ -33,7 +33,9 @@ class Control(BaseModel):
 
 @router.get("/replay")
 def replay_list_page(request: Request, runtime: RuntimeDep) -> Response:
-    return page(request, "replay_list.html", "replay", sessions=session_summaries(runtime.sessions_dir))
+    every = session_summaries(runtime.sessions_dir)
+    return page(request, "replay_list.html", "replay", sessions=[s for s in every if "error" not in s],
+                unreadable=[s for s in every if "error" in s])
 
 
 @router.get("/replay/{name}")
@@ -44,7 +46,10 @@ def replay_page(name: str, request: Request, runtime: RuntimeDep) -> Response:
 
 @router.get("/api/sessions")
 def sessions(runtime: RuntimeDep) -> dict[str, Any]:
-    return {"sessions": [{k: v for k, v in s.items() if k != "mtime"} for s in session_summaries(runtime.sessions_dir)]}
+    """The playable sessions, and those that cannot be played ("unreadable": name and the sentence why)."""
+    every = session_summaries(runtime.sessions_dir)
+    return {"sessions": [{k: v for k, v in s.items() if k != "mtime"} for s in every if "error" not in s],
+            "unreadable": [{"name": s["name"], "error": s["error"]} for s in every if "error" in s]}
 
 
 @router.get("/api/replay/{name}")
