@@ -297,7 +297,6 @@ class Runtime:
 def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:
     """Every recorded session (or folder of frames) directly inside the sessions folder, newest first. One that
     cannot be read is listed with "error", the sentence saying why (and never hides the others)."""
-
     out: list[dict[str, Any]] = []
     if not sessions_dir.is_dir():
         return out

@@ -112,6 +112,14 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     huge_frames.mkdir()
     (huge_frames / "frame_000000.png").write_bytes((d / "huge.png").read_bytes())
     cv2.imwrite(str(huge_frames / "frame_000001.png"), r.image)
+    png = bytearray(cv2.imencode(".png", r.image)[1].tobytes())
+    png[60:70] = b"xxxxxxxxxx"  # an IDAT with a bad checksum: libpng prints its own error
+    (d / "badcrc.png").write_bytes(bytes(png))
+    corrupt = bytearray(jpeg.tobytes())
+    mid = len(corrupt) // 2
+    corrupt[mid:mid + 100] = b"\xff" * 100  # decodes, but libjpeg prints "Corrupt JPEG data"
+    (d / "corrupt.jpg").write_bytes(bytes(corrupt))
+    (d / "junk.mp4").write_bytes(np.random.default_rng(1).integers(0, 256, 20000, dtype=np.uint8).tobytes())
     (d / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     (d / "bigint.json").write_text('{"version": ' + "9" * 5000 + ', "pieces": [], "units": []}')
     for name, text in {"session_deep": "[" * 100_000 + "]" * 100_000, "session_bigint": '{"frames": 1' + "0" * 5000 + "}"}.items():
@@ -373,20 +381,32 @@ def test_judge_malformed_file_is_exit_2(text: str, says: str, tmp_path: Path, ca
 
 # --- through the real entry point: nothing but the sentence reaches the terminal -------------------------
 
+def test_a_corrupt_jpeg_that_decodes_prints_nothing_of_libjpeg(files: dict[str, str]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "webui.cli", "detect", files["corrupt.jpg"], "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
         (["detect", "{truncated.jpg}", "--calibration", "{cal.json}", "--json"], "not an image"),
         (["serve", "--video", "{notes.png}", "--port", "18935"], "no readable frames"),
         (["calibrate-camera", "{blank.png}", "--chessboard", "2x2", "--square", "1", "-o", "{dir}/k.json"], "too small"),
+        (["detect", "{badcrc.png}", "--json"], "not an image"),
+        (["replay", "{junk.mp4}", "--calibration", "{cal.json}", "--json"], "cannot be opened as a video"),
+        (["calibrate-camera", "{table.png}", "--chessboard", "9x6", "--square", "1e308", "-o", "{dir}/k.json"],
+         "at most 20"),
+        (["judge", "{bigint.json}", "--json"], "5000 digits"),
     ],
-    ids=["detect truncated jpeg", "serve video of text", "chessboard 2x2"],
+    ids=["detect truncated jpeg", "serve video of text", "chessboard 2x2", "png with a bad checksum",
+         "video of noise", "square 1e308", "scenario 5000 digits"],
 )
 def test_subprocess_prints_one_sentence_only(argv: list[str], says: str, files: dict[str, str]) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "webui.cli", *_fill(argv, files)],
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
-    lines = [ln for ln in proc.stderr.splitlines() if not ln.startswith("[")]  # FFmpeg's own log lines
+    lines = proc.stderr.splitlines()  # our sentence only: no libpng, libjpeg, FFmpeg or numpy lines
     assert proc.returncode == 2, proc.stderr
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in proc.stderr, proc.stderr

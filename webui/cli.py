@@ -1,18 +1,27 @@
 """`tablesight`: the command line. Each sub-command lives in `webui/commands/<name>.py`.
 
 Exit status: 0 done, 2 bad input (one plain sentence on stderr, no traceback), 1 a fault of ours.
+stderr carries our sentence only: FFmpeg's and OpenCV's own logging are silenced before OpenCV loads (set
+OPENCV_FFMPEG_LOGLEVEL / OPENCV_LOG_LEVEL yourself to see them), libpng's and libjpeg's complaints while an
+image decodes are kept off fd 2 (calibration.decode.QUIET_NATIVE; not for `serve`, whose threads log), and
+numpy's floating-point warnings are not printed (an absurd number is refused by the check of its input).
 """
 
 from __future__ import annotations
 
-import argparse
-import errno
-import importlib
 import os
-import sys
-from collections.abc import Sequence
-from importlib import metadata
-from pathlib import Path
+
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
+os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
+
+import argparse  # noqa: E402 - after the environment OpenCV reads when it loads
+import errno  # noqa: E402
+import importlib  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from importlib import metadata  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 from calibration.errors import InputError
 from calibration.json_input import path_problem
@@ -82,9 +91,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    import numpy as np
+
+    if args.command != "serve":
+        from calibration.decode import QUIET_NATIVE
+
+        QUIET_NATIVE["on"] = True
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module="numpy")
     try:
         check_paths(args)
-        status = int(args._run(args) or 0)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            status = int(args._run(args) or 0)
     except (InputError, RulesInputError) as err:
         sys.stderr.write(f"{err}\n")
         status = 2
