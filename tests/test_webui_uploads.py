@@ -96,8 +96,8 @@ def test_a_body_over_the_route_limit_is_refused_while_it_streams(server: tuple[s
 def test_live_status_keeps_answering_while_six_photos_are_calibrated(server: tuple[str, Any]) -> None:
     url, _app = server
     photos = []
-    for p in CHESS[:6]:  # 640x480 photos scaled to 1920x1440: what a phone sends, seconds of corner search
-        img = cv2.resize(cv2.imread(str(p)), None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
+    for p in CHESS[:6]:  # 640x480 photos scaled to 2560x1920: what a phone sends, a second or more of corner search
+        img = cv2.resize(cv2.imread(str(p)), None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
         photos.append(("images", (p.name, cv2.imencode(".jpg", img)[1].tobytes(), "image/jpeg")))
     done: dict[str, Any] = {}
 
@@ -123,5 +123,6 @@ def test_live_status_keeps_answering_while_six_photos_are_calibrated(server: tup
     worst = max(latencies)
     print(f"\ncamera calibration of 6 photos took {done['seconds']:.2f} s; /api/live/status answered "
           f"{len(latencies)} times, worst {worst * 1000:.0f} ms")
-    assert done["seconds"] > 0.5 and len(latencies) >= 5  # the upload was long enough to tell
-    assert worst < 0.5  # on the event loop, one answer would wait for the whole calibration
+    assert len(latencies) >= 3  # the upload was long enough to ask during it
+    # on the event loop, one answer would wait for (nearly) the whole calibration
+    assert worst < min(0.5, done["seconds"] / 2)
