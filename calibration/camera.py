@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from calibration.errors import CalibrationError
+from calibration.json_input import read_json_file
 
 DIST_LENGTHS = (4, 5, 8, 12, 14)
 CAMERA_FORMAT = "tablesight-camera"
@@ -125,16 +126,7 @@ def load_camera(path: str | Path) -> CameraModel:
 
 def read_json(path: Path, what: str, fix: str) -> Any:
     """Parse a JSON file; CalibrationError naming `what` and `path` if missing, unreadable or not JSON."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CalibrationError(f"{what} {path} does not exist; check the path or {fix}.") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise CalibrationError(f"{what} {path} cannot be read ({err.__class__.__name__}); {fix}.") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise CalibrationError(f"{what} {path} is not valid JSON (line {err.lineno}: {err.msg}); {fix}.") from None
+    return read_json_file(path, what, fix, CalibrationError)
 
 
 def write_json(obj: dict[str, Any], path: Path) -> None:

@@ -69,8 +69,8 @@ def read_gray(path: str | Path) -> np.ndarray:
         raise CalibrationError(f"Image {p} {'is a folder' if p.is_dir() else 'does not exist'}; check the path.")
     try:
         image = imdecode(np.fromfile(str(p), dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
-    except ImageTooLarge:
-        raise CalibrationError(too_large_sentence(p)) from None
+    except ImageTooLarge as err:
+        raise CalibrationError(too_large_sentence(p, size=err.size)) from None
     if image is None:
         raise CalibrationError(f"{p} is not an image OpenCV can read; give a JPEG or PNG photo.")
     return np.asarray(image)
@@ -119,11 +119,23 @@ def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
     return cv2.aruco.getPredefinedDictionary(value)
 
 
+MAX_SQUARE_IN = 20.0
+"""The largest board square accepted, inches (a printed or screen board's squares are 0.5-3")."""
+
+
+def check_square(square_in: float) -> None:
+    """CalibrationError unless `square_in` is a board square's side in inches (0 < side <= MAX_SQUARE_IN)."""
+    if not (math.isfinite(square_in) and 0 < square_in <= MAX_SQUARE_IN):
+        raise CalibrationError(f"The square side {square_in:g}\" must be a positive number of inches, at most "
+                               f"{MAX_SQUARE_IN:g}; measure one square of the printed board.")
+
+
 def charuco_board(
     squares: tuple[int, int], square_in: float, marker_in: float, dictionary: str, legacy: bool = False
 ) -> cv2.aruco.CharucoBoard:
     """A ChArUco board of `squares` (cols, rows), sizes in inches; `legacy` for boards made before OpenCV 4.6."""
-    if not 0 < marker_in < square_in:
+    check_square(square_in)
+    if not (math.isfinite(marker_in) and 0 < marker_in < square_in):
         raise CalibrationError(
             f"The marker side {marker_in:g}\" must be positive and smaller than the square side {square_in:g}\"."
         )
@@ -223,8 +235,7 @@ def calibrate_chessboard(
 ) -> CameraFit:
     """Intrinsics from photos of a chessboard of `pattern` (inner corners, cols x rows), squares `square_in`;
     `half_window` as in `find_chessboard`."""
-    if not (math.isfinite(square_in) and square_in > 0):
-        raise CalibrationError(f"The square side {square_in:g}\" must be a positive number of inches.")
+    check_square(square_in)
     if min(pattern) < 3:
         raise CalibrationError(
             f"A {pattern[0]}x{pattern[1]} chessboard is too small for OpenCV; count the inner corners (3x3 or more)."

@@ -22,7 +22,6 @@ Any other layout is a JSON file::
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from calibration.errors import CalibrationError
+from calibration.json_input import read_json_file
 
 DEFAULT_ANCHOR_IDS = (0, 1, 2, 3)
 DEFAULT_ANCHOR_SIZE_IN = 2.0
@@ -180,16 +180,7 @@ def layout_from_json(obj: Any, board: tuple[float, float] | None = None, source:
 def load_layout(path: str | Path, board: tuple[float, float] | None = None) -> AnchorLayout:
     """Read a layout JSON file (module docstring); one-sentence CalibrationError if it cannot be used."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CalibrationError(f"Layout file {p} does not exist; check the --layout path.") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise CalibrationError(f"Layout file {p} cannot be read ({err.__class__.__name__}); give a layout JSON file.") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise CalibrationError(f"Layout file {p} is not valid JSON (line {err.lineno}: {err.msg}); fix it.") from None
+    obj = read_json_file(p, "Layout file", "give a layout JSON file (check the --layout path)", CalibrationError)
     return layout_from_json(obj, board, source=f"Layout file {p}")
 
 

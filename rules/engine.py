@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 import rules
+from rules import fields
 
 Inches = float
 """A length on the table, in inches."""
@@ -411,17 +412,8 @@ def find_game(name: str) -> Game:
 
 
 def require(obj: Mapping[str, Json], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """obj[key] checked to be of `kind`; raises ScenarioError naming `where` and the key otherwise."""
-    if not isinstance(obj, Mapping):
-        raise ScenarioError(f"{where} must be a JSON object; got {obj!r}.")
-    if key not in obj:
-        raise ScenarioError(f'{where} is missing "{key}".')
-    value = obj[key]
-    if isinstance(value, bool) and kind in (int, float, (int, float)):
-        raise ScenarioError(f'{where}: "{key}" must be a number; got {value!r}.')
-    if not isinstance(value, kind):
-        raise ScenarioError(f'{where}: "{key}" has the wrong kind of value ({value!r}).')
-    return value
+    """obj[key] checked to be of `kind` (rules.fields.require); raises ScenarioError naming `where` and the key."""
+    return fields.require(obj, key, kind, where, ScenarioError)
 
 
 Checker = Callable[[Any, Positions, Action], tuple[Verdict, ...]]

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.engine import Inches, RulesInputError
+from rules.fields import number
 
 SQRT3 = math.sqrt(3.0)
 
@@ -347,9 +348,7 @@ class Layout:
 
 
 def _number(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise BoardError(f"{what} must be a number; got {value!r}.")
-    return float(value)
+    return number(value, what, BoardError)
 
 
 def parse_layout(obj: Any, where: str = "the board layout") -> Layout:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.engine import Inches, RosterError, UnitId
+from rules.fields import field_number
 
 MM_PER_INCH = 25.4
 FIRST_BASE_TAG = 10
@@ -106,12 +107,7 @@ _KNOWN = {"tag", "name", "profile", "owner", "base_mm", "base_height_in", "tag_o
 
 
 def _number(entry: Mapping[str, Any], key: str, default: float, where: str, low: float, high: float) -> float:
-    value = entry.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RosterError(f"{where}: {key} must be a number; got {value!r}.")
-    if not low <= float(value) <= high:
-        raise RosterError(f"{where}: {key} is {value}, outside {low:g} to {high:g}.")
-    return float(value)
+    return field_number(entry, key, default, where, RosterError, low=low, high=high)
 
 
 def parse_roster(obj: Any, source: str = "the roster") -> Roster:

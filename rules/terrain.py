@@ -30,6 +30,7 @@ from shapely.geometry import Polygon
 from shapely.validation import explain_validity
 
 from rules.engine import Inches, Placement, RulesInputError
+from rules.fields import field_number
 
 KINDS = frozenset({"blocking", "obscuring", "impassable", "difficult", "water", "elevated"})
 """Every kind a terrain piece may have."""
@@ -103,8 +104,8 @@ def place_terrain(pieces: Iterable[TerrainPiece], positions: Mapping[int, Placem
 
 
 def _number(entry: Mapping[str, Any], key: str, default: float, where: str) -> float:
-    value = entry.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value > MAX_IN:
+    value = field_number(entry, key, default, where, TerrainError, kind="a number of inches")
+    if value > MAX_IN:
         raise TerrainError(f"{where}: {key} must be a number of inches; got {value!r}.")
     if value < 0:
         raise TerrainError(f"{where}: {key} is {value}, below 0; give the height above the table in inches.")

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import InputError
+from calibration.json_input import parse_json
 from calibration.table import TableCalibration, load_calibration
 from rules.engine import Action, Game, RulesInputError, find_game
 from rules.roster import Roster, parse_roster
@@ -56,7 +57,7 @@ def read_declarations(path: Path) -> dict[int, list[Action]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = parse_json(line, f"{path} line {n}", "fix it", ValueError)
             frame = obj["frame"]
             if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
                 raise ValueError

@@ -25,7 +25,8 @@ from rules.roster import Roster
 from rules.terrain import TerrainPiece
 from session.replay import ReplayInputError, ReplayRun, load_setup, open_source
 from vision.session_dir import is_session_dir
-from vision.sources import SessionSource
+from vision.sources import FrameError, SessionSource
+from vision.tags import load_image
 
 KEY_FRAMES = 8
 """At most this many camera frames are embedded (the first moves and attacks, then the last frame)."""
@@ -245,8 +246,9 @@ def _key_frame(source: SessionSource, cal: TableCalibration, frame: int, caption
     entry = next((e for e in entries if e.index == frame), None)
     if entry is None:
         return None
-    image = cv2.imread(str(source.session.directory / entry.file), cv2.IMREAD_COLOR)
-    if image is None:
+    try:
+        image = load_image(source.session.directory / entry.file)
+    except FrameError:
         return None
     scale = KEY_FRAME_WIDTH / image.shape[1]
     for a, b, colour in arrows:

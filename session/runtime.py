@@ -295,8 +295,8 @@ class Runtime:
 
 
 def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:
-    """Every recorded session (or folder of frames) directly inside the sessions folder, newest first."""
-
+    """Every recorded session (or folder of frames) directly inside the sessions folder, newest first. One that
+    cannot be read is listed with "error", the sentence saying why (and never hides the others)."""
     out: list[dict[str, Any]] = []
     if not sessions_dir.is_dir():
         return out
@@ -309,12 +309,15 @@ def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:
             continue  # a symlink leading outside is not offered
         info: dict[str, Any] = {"name": p.name, "recorded": is_session_dir(p), "frames": None, "duration_s": None}
         try:
+            info["mtime"] = p.stat().st_mtime
             feed = RecordingFeed.open(p)
             info["frames"] = len(feed)
             info["duration_s"] = round(feed.duration_s, 2)
-        except InputError:
-            continue
-        info["mtime"] = p.stat().st_mtime
+        except (InputError, OSError) as err:
+            if not info["recorded"] and not isinstance(err, OSError) and "holds no" in str(err):
+                continue  # a folder with neither a manifest nor frames is no session at all
+            info["error"] = str(err) if isinstance(err, InputError) else f"Session {p.name} cannot be read ({err})."
+            info.setdefault("mtime", 0.0)
         out.append(info)
     out.sort(key=lambda i: -i["mtime"])
     return out

@@ -40,7 +40,10 @@ class Settings(BaseModel):
     setup_dir: where the calibration, terrain and roster edited in the browser are saved.
     record: record a camera or a video as it plays into a new folder of `sessions_dir` (frames, setup files,
     declarations, session.sqlite of events and verdicts); a replay or the sample is never recorded.
-    max_upload_bytes / max_json_bytes: size limits of an uploaded image and of a posted JSON body.
+    allowed_hosts: names besides the loopback names and `host` that the Host header may give (a reverse proxy's
+    or an mDNS name); any other name is refused, which defeats DNS rebinding.
+    max_upload_bytes / max_json_bytes: size limits of an uploaded image and of a posted JSON body;
+    max_uploads / max_camera_upload_bytes: at most this many photos, and bytes in all, for a camera calibration.
     scan: how the live loop looks for tags: "auto" (a camera or video is swept, session.runtime's
     LIVE_FINE_SCAN_EVERY; a recording is scanned whole each frame, as `tablesight replay` does) or "sweep"
     (a recording too is swept, as a camera would be: what `tablesight bench --web` measures).
@@ -51,6 +54,7 @@ class Settings(BaseModel):
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=0, le=65535)] = 8000
     token: str | None = None
+    allowed_hosts: tuple[str, ...] = ()
     sessions_dir: Path = Path("sessions")
     setup_dir: Path = Path("setup")
     source_kind: SourceKind = "sample"
@@ -62,6 +66,7 @@ class Settings(BaseModel):
     max_upload_bytes: Annotated[int, Field(gt=0)] = 12 * MIB
     max_json_bytes: Annotated[int, Field(gt=0)] = 1 * MIB
     max_uploads: Annotated[int, Field(gt=0)] = 40
+    max_camera_upload_bytes: Annotated[int, Field(gt=0)] = 160 * MIB
     jpeg_quality: Annotated[int, Field(ge=10, le=100)] = 80
     loop_sample: bool = True
     record: bool = True

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from calibration import json_input
 from calibration.errors import InputError
 
 
@@ -15,14 +15,7 @@ class SetupFileError(InputError):
 
 def read_json_file(path: Path, what: str) -> Any:
     """The JSON value in `path`; one sentence naming the `what` file (e.g. "roster") if it cannot be had."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SetupFileError(f"The {what} file {path} does not exist; check the path.") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise SetupFileError(f"The {what} file {path} cannot be read ({err}); check it.") from None
-    except json.JSONDecodeError as err:
-        raise SetupFileError(f"The {what} file {path} is not valid JSON (line {err.lineno}); fix it.") from None
+    return json_input.read_json_file(path, f"The {what} file", "fix it", SetupFileError)
 
 
 def check_tags_apart(roster: Any, terrain: Any) -> None:

@@ -100,6 +100,23 @@ def _as_object(value: _JsonValue | Mapping[str, Any], what: str) -> dict[str, An
     return obj
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _refuse_a_foreign_file(path: Path) -> None:
+    """StoreError if `path` exists with bytes that are not an SQLite database (never overwrite a user's file)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(SQLITE_MAGIC))
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise StoreError(f"Cannot open session store {path} ({err.strerror or err}); check the path.") from None
+    if head and head != SQLITE_MAGIC:
+        raise StoreError(f"{path} is not a Tablesight session store (it holds other data, which is left as it is); "
+                         "choose another file name.")
+
+
 class SessionStore:
     """Open (creating if needed) the store at `path`. Writes go to the current session, which is the one
     `begin_session()` started; if none was started, the first write starts one. Reads default to the current
@@ -113,6 +130,7 @@ class SessionStore:
         if self.path.is_dir():
             raise StoreError(f"Session store {self.path} is a directory; give a file name such as "
                              "session.sqlite.")
+        _refuse_a_foreign_file(self.path)
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         try:
@@ -123,6 +141,11 @@ class SessionStore:
                              "permissions.") from None
         try:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if db.execute("PRAGMA user_version").fetchone()[0] == 0 \
+                    and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] \
+                    and not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sessions'").fetchone():
+                raise StoreError(f"{self.path} is another program's SQLite database, not a Tablesight session "
+                                 "store; choose another file name.")
             mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StoreError(f"Session store {self.path} cannot use write-ahead logging (journal mode "

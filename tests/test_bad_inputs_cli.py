@@ -112,8 +112,23 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     huge_frames.mkdir()
     (huge_frames / "frame_000000.png").write_bytes((d / "huge.png").read_bytes())
     cv2.imwrite(str(huge_frames / "frame_000001.png"), r.image)
+    png = bytearray(cv2.imencode(".png", r.image)[1].tobytes())
+    png[60:70] = b"xxxxxxxxxx"  # an IDAT with a bad checksum: libpng prints its own error
+    (d / "badcrc.png").write_bytes(bytes(png))
+    corrupt = bytearray(jpeg.tobytes())
+    mid = len(corrupt) // 2
+    corrupt[mid:mid + 100] = b"\xff" * 100  # decodes, but libjpeg prints "Corrupt JPEG data"
+    (d / "corrupt.jpg").write_bytes(bytes(corrupt))
+    (d / "junk.mp4").write_bytes(np.random.default_rng(1).integers(0, 256, 20000, dtype=np.uint8).tobytes())
+    (d / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (d / "bigint.json").write_text('{"version": ' + "9" * 5000 + ', "pieces": [], "units": []}')
+    for name, text in {"session_deep": "[" * 100_000 + "]" * 100_000, "session_bigint": '{"frames": 1' + "0" * 5000 + "}"}.items():
+        (d / name).mkdir()
+        (d / name / "manifest.json").write_text(text)
+        (d / name / "frames.jsonl").write_text("")
     out = {p.name: str(p) for p in d.iterdir()}
     out["dir"] = str(d)
+    out["long_name"] = str(d / ("a" * 300 + ".json"))
     return out
 
 
@@ -175,15 +190,15 @@ ROWS: list[tuple[str, list[str], int, str]] = [
     ("pixels: --min-tag -1", ["detect", "{table.png}", "--json", "--min-tag=-1"], 2, "--min-tag"),
     # detect: the calibration file
     ("calibration missing", ["detect", "{table.png}", "--calibration", "{dir}/no.json"], 2, "does not exist"),
-    ("calibration a folder", ["detect", "{table.png}", "--calibration", "{folder}"], 2, "cannot be read"),
+    ("calibration a folder", ["detect", "{table.png}", "--calibration", "{folder}"], 2, "is a folder"),
     ("calibration not JSON", ["detect", "{table.png}", "--calibration", "{cal_text.json}"], 2, "not valid JSON"),
     ("calibration a camera file", ["detect", "{table.png}", "--calibration", "{camera.json}"], 2, "not a Tablesight calibration"),
     ("calibration version 2", ["detect", "{table.png}", "--calibration", "{cal_v2.json}"], 2, "version 2"),
     ("calibration without K", ["detect", "{table.png}", "--calibration", "{cal_noK.json}"], 2, "'K'"),
     ("calibration K 2x2", ["detect", "{table.png}", "--calibration", "{cal_K2x2.json}"], 2, "3x3"),
     ("calibration negative focal", ["detect", "{table.png}", "--calibration", "{cal_negf.json}"], 2, "positive focal"),
-    ("calibration NaN in K", ["detect", "{table.png}", "--calibration", "{cal_nanK.json}"], 2, "positive focal"),
-    ("calibration NaN pose", ["detect", "{table.png}", "--calibration", "{cal_nanpose.json}"], 2, "rvec and tvec"),
+    ("calibration NaN in K", ["detect", "{table.png}", "--calibration", "{cal_nanK.json}"], 2, "camera.K[1][1] is NaN"),
+    ("calibration NaN pose", ["detect", "{table.png}", "--calibration", "{cal_nanpose.json}"], 2, "pose.rvec[0] is NaN"),
     ("calibration other image size", ["detect", "{table.png}", "--calibration", "{cal_1280.json}"], 2, "calibrate again"),
     # calibrate
     ("--board 0x0", ["calibrate", "{table.png}", "--board", "0x0", "-o", "{dir}/c.json"], 2, "positive width"),
@@ -235,6 +250,25 @@ ROWS: list[tuple[str, list[str], int, str]] = [
     ("terrain kind lava", ["serve", "--replay", "{frames}", "--terrain", "{terrain_lava.json}", "--port", "18934"], 2, "lava"),
     ("terrain below the table", ["serve", "--replay", "{frames}", "--terrain", "{terrain_neg.json}", "--port", "18934"], 2, "below 0"),
     ("serve bad calibration", ["serve", "--replay", "{frames}", "--calibration", "{cal_v2.json}", "--port", "18934"], 2, "version 2"),
+    # every JSON file a command reads: nested 100,000 deep, a 5,000-digit number, a 300-character name
+    *[
+        row
+        for what, argv in (
+            ("calibration", ["detect", "{table.png}", "--calibration", "{F}"]),
+            ("layout", ["calibrate", "{table.png}", "--board", "30x22", "--layout", "{F}", "-o", "{dir}/c.json"]),
+            ("intrinsics", ["calibrate", "{table.png}", "--board", "30x22", "--intrinsics", "{F}", "-o", "{dir}/c.json"]),
+            ("roster", ["replay", "{frames}", "--calibration", "{cal.json}", "--roster", "{F}", "--json"]),
+            ("terrain", ["replay", "{frames}", "--calibration", "{cal.json}", "--terrain", "{F}", "--json"]),
+            ("scenario", ["judge", "{F}", "--json"]),
+        )
+        for row in (
+            (f"{what} nested deep", [a.replace("{F}", "{deep.json}") for a in argv], 2, "deeper than 64 levels"),
+            (f"{what} 5000 digits", [a.replace("{F}", "{bigint.json}") for a in argv], 2, "5000 digits"),
+            (f"{what} name too long", [a.replace("{F}", "{long_name}") for a in argv], 2, "longer than the 255"),
+        )
+    ],
+    ("manifest nested deep", ["replay", "{session_deep}", "--json"], 2, "deeper than 64 levels"),
+    ("manifest 5000 digits", ["replay", "{session_bigint}", "--json"], 2, "5001 digits"),
 ]
 
 
@@ -276,7 +310,7 @@ def _set(obj: Any, path: tuple[Any, ...], value: Any) -> Any:
 _DELETE = object()
 NAN = float("nan")
 JUDGE_ROWS: list[tuple[str, tuple[Any, ...], Any, str]] = [
-    ("valknut: Move within Speed", ("units", 0, "at", 0), NAN, '"at" must be [x, y]'),
+    ("valknut: Move within Speed", ("units", 0, "at", 0), NAN, "units[0].at[0] is NaN"),
     ("valknut: Move within Speed", ("units", 0, "at"), "5, 5", '"at" must be [x, y]'),
     ("valknut: Move within Speed", ("action", "unit"), [12], "unit"),
     ("valknut: Move within Speed", ("action", "params", "to", 0), 1e308, '"to"'),
@@ -289,24 +323,25 @@ JUDGE_ROWS: list[tuple[str, tuple[Any, ...], Any, str]] = [
     ("valknut: Question: which section", ("question", "at"), [1, "a"], '"at": [x, y]'),
     ("valknut: Question: legal actions", ("units", 0, "at"), _DELETE, "not on the battlefield"),
     ("valknut: Move over a wall", ("terrain", "pieces", 0, "height_in"), 1e308, "height_in"),
-    ("valyr: Move: the first move of a turn, up to Sprint", ("units", 0, "at", 0), NAN, '"at" must be [x, y]'),
-    ("valyr: Move: the first move of a turn, up to Sprint", ("action", "params", "pm_in"), NAN, "pm_in"),
-    ("valyr: Move: the first move of a turn, up to Sprint", ("cards", 0, "Combat", "Appraisal"), NAN, "Appraisal"),
+    ("valyr: Move: the first move of a turn, up to Sprint", ("units", 0, "at", 0), NAN, "units[0].at[0] is NaN"),
+    ("valyr: Move: the first move of a turn, up to Sprint", ("action", "params", "pm_in"), NAN, "action.params.pm_in is NaN"),
+    ("valyr: Move: the first move of a turn, up to Sprint", ("cards", 0, "Combat", "Appraisal"), NAN,
+     "cards[0].Combat.Appraisal is NaN"),
     ("valyr: Move: a later move, up to Stamina, too close to call", ("state", "active"), [], '"active"'),
-    ("magni: Score of the tiles on the board", ("units", 4, "at", 0), NAN, "table position"),
+    ("magni: Score of the tiles on the board", ("units", 4, "at", 0), NAN, "units[4].at[0] is NaN"),
     ("magni: Score of the tiles on the board", ("units", 0, "hex"), "0,0", "hex"),
     ("hex_skirmish: Where a figure can move", ("board", "layout", "size_in"), 1e308, "size_in"),
     ("hex_skirmish: Where a figure can move", ("board", "hexagon"), 10**30, '"hexagon"'),
     ("hex_skirmish: Where a figure can move", ("board", "cells", 0, "terrain"), [], "terrain"),
     ("hex_skirmish: An attack", ("cards", 1, "attack"), 10**30, '"attack"'),
-    ("hex_skirmish: A figure astride two hexes", ("units", 0, "at", 0), NAN, "table position"),
+    ("hex_skirmish: A figure astride two hexes", ("units", 0, "at", 0), NAN, "units[0].at[0] is NaN"),
     ("vigtavl: move: occupancy at most 3", ("developments",), None, '"developments" must be a list'),
     ("vigtavl: attack: ranged blocked by an opponent's wall", ("walls",), None, '"walls" must be a list'),
     ("vigtavl: unload: a knight goes ashore", ("units", 0), _DELETE, "not one of the units"),
     ("vigtavl: end_retaliation: the retaliating player passes", ("state", "retaliating"), "x", "retaliating"),
     ("vigtavl: question: reachable cells", ("question", "unit"), "x", '"unit"'),
     ("vigtavl: question: map size", ("question", "players"), None, '"players"'),
-    ("vigtavl: position: a base astride a cell border", ("units", 0, "at", 0), NAN, '"at" must be [x, y]'),
+    ("vigtavl: position: a base astride a cell border", ("units", 0, "at", 0), NAN, "units[0].at[0] is NaN"),
     ("vigtavl: position: a base astride a cell border", ("units", 0, "base_mm"), "x", "base_mm"),
 ]
 
@@ -346,20 +381,32 @@ def test_judge_malformed_file_is_exit_2(text: str, says: str, tmp_path: Path, ca
 
 # --- through the real entry point: nothing but the sentence reaches the terminal -------------------------
 
+def test_a_corrupt_jpeg_that_decodes_prints_nothing_of_libjpeg(files: dict[str, str]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "webui.cli", "detect", files["corrupt.jpg"], "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
         (["detect", "{truncated.jpg}", "--calibration", "{cal.json}", "--json"], "not an image"),
         (["serve", "--video", "{notes.png}", "--port", "18935"], "no readable frames"),
         (["calibrate-camera", "{blank.png}", "--chessboard", "2x2", "--square", "1", "-o", "{dir}/k.json"], "too small"),
+        (["detect", "{badcrc.png}", "--json"], "not an image"),
+        (["replay", "{junk.mp4}", "--calibration", "{cal.json}", "--json"], "cannot be opened as a video"),
+        (["calibrate-camera", "{table.png}", "--chessboard", "9x6", "--square", "1e308", "-o", "{dir}/k.json"],
+         "at most 20"),
+        (["judge", "{bigint.json}", "--json"], "5000 digits"),
     ],
-    ids=["detect truncated jpeg", "serve video of text", "chessboard 2x2"],
+    ids=["detect truncated jpeg", "serve video of text", "chessboard 2x2", "png with a bad checksum",
+         "video of noise", "square 1e308", "scenario 5000 digits"],
 )
 def test_subprocess_prints_one_sentence_only(argv: list[str], says: str, files: dict[str, str]) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "webui.cli", *_fill(argv, files)],
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
-    lines = [ln for ln in proc.stderr.splitlines() if not ln.startswith("[")]  # FFmpeg's own log lines
+    lines = proc.stderr.splitlines()  # our sentence only: no libpng, libjpeg, FFmpeg or numpy lines
     assert proc.returncode == 2, proc.stderr
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in proc.stderr, proc.stderr

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bench.web import CHROMIUM, CHROMIUM_ARGS
-from tests.webui_server import running_server, session_settings
+from tests.webui_server import SAME_ORIGIN, running_server, session_settings
 from tests.webui_session import make_session
 
 ARGS = list(CHROMIUM_ARGS)
@@ -160,7 +160,7 @@ def test_replay_page_saves_the_battle_report(server: tuple[str, Any], page: Any)
 def test_replay_page_answers_a_target_click_and_an_event_click_seeks(server: tuple[str, Any], page: Any) -> None:
     url, _app = server
     for body in ({"action": "pause"}, {"action": "seek", "frame": 0}):  # whatever other tests left it at
-        assert page.request.post(url + "/api/replay/table1/control", data=body).ok
+        assert page.request.post(url + "/api/replay/table1/control", data=body, headers=SAME_ORIGIN).ok
     page.goto(url + "/replay/table1")
     _wait_drawn(page)
     # sought while nobody watched: the paused frame still comes with its picture

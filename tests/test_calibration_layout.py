@@ -86,7 +86,7 @@ def test_malformed_layout_file_is_refused_in_one_sentence(tmp_path: Path, obj: o
 
 
 def test_layout_file_missing_or_not_json_is_named(tmp_path: Path) -> None:
-    with pytest.raises(CalibrationError, match="does not exist; check the --layout path"):
+    with pytest.raises(CalibrationError, match="does not exist; check the path or give a layout JSON file"):
         load_layout(tmp_path / "nope.json", (30.0, 22.0))
     bad = tmp_path / "bad.json"
     bad.write_text("{anchors: ")

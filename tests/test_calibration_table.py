@@ -408,7 +408,7 @@ def _saved(tmp_path: Path) -> dict:
         (lambda o: o["pose"].update(tvec=[0, 0, 0]), "puts the camera on or below the table"),
         (lambda o: o["pose"].update(tvec=[0, 0, -30]), "puts the camera on or below the table"),
         (lambda o: o.update(board_in=[0, 0]), "positive board size"),
-        (lambda o: o.update(residual_px=float("nan")), "finite residuals"),
+        (lambda o: o.update(residual_px=float("nan")), "residual_px is NaN, which is not a number"),
         (lambda o: o.update(residual_in=-1), "finite residuals"),
     ],
 )

@@ -23,7 +23,7 @@ from rules.engine import Action
 from session.pipeline import Pipeline
 from session.replay import ReplayRun, load_setup, open_source
 from session.report import gather_report
-from tests.webui_server import running_server, session_settings
+from tests.webui_server import SAME_ORIGIN, running_server, session_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_frames" / "valknut_skirmish"
@@ -147,7 +147,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _declare(url: str, action: Action) -> dict[str, Any]:
-    res = httpx.post(url + "/api/live/declare", json={"action": action.to_json()}, timeout=30)
+    res = httpx.post(url + "/api/live/declare", json={"action": action.to_json()}, timeout=30, headers=SAME_ORIGIN)
     assert res.status_code == 200, res.text
     return res.json()
 
@@ -157,7 +157,7 @@ def test_live_overrule_and_correction_over_http(server: str) -> None:
     assert [v["rule"] for v in first["verdicts"]] == ["tablesight.overrule"]
     second = _declare(server, SECOND_OPINION)
     assert second["outcome"] == "illegal" and "the first overrule stands" in second["verdicts"][0]["message"]
-    bad = httpx.post(server + "/api/live/declare", timeout=30, json={"action": {
+    bad = httpx.post(server + "/api/live/declare", timeout=30, headers=SAME_ORIGIN, json={"action": {
         "kind": "overrule", "unit": 17, "params": {"frame": 74, "rule": "valknut.move.distance", "outcome": "maybe",
                                                    "by": "Anna", "reason": "x"}}})
     assert bad.status_code == 400 and "legal or illegal, not 'maybe'" in bad.json()["detail"]

@@ -72,8 +72,8 @@ def test_recorder_refuses_a_directory_that_holds_something(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(("kind", "match"), [
-    ("missing", r"nope\.json \(to record as terrain\.json\) does not exist"),
-    ("bad_json", r"bad\.json \(to record as terrain\.json\) is not valid JSON"),
+    ("missing", r"The file to record as terrain\.json, \S*nope\.json does not exist"),
+    ("bad_json", r"The file to record as terrain\.json, \S*bad\.json is not valid JSON"),
 ])
 def test_recorder_attachment_problems_are_one_sentence(tmp_path: Path, kind: str, match: str) -> None:
     path = tmp_path / ("nope.json" if kind == "missing" else "bad.json")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from session.settings import Settings
-from tests.webui_server import session_settings
+from tests.webui_server import LocalClient, session_settings
 from tests.webui_session import END_12, START_12, UNITS, make_session
 from webui.server import create_app
 
@@ -32,7 +33,7 @@ def sessions_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def client(sessions_root: Path, tmp_path: Path) -> Iterator[TestClient]:
     settings = session_settings(sessions_root / "table1", sessions_root, tmp_path / "setup")
     app = create_app(settings)
-    with TestClient(app) as c:
+    with LocalClient(app) as c:
         assert app.state.runtime.live.wait_for_frame(20)
         yield c
 
@@ -236,7 +237,7 @@ def test_calibration_upload_missing_anchors_and_not_an_image(client: TestClient,
 
 def test_oversize_upload_is_413(sessions_root: Path, tmp_path: Path) -> None:
     settings = session_settings(sessions_root / "table1", sessions_root, tmp_path, max_upload_bytes=1000, max_uploads=2)
-    with TestClient(create_app(settings)) as c:
+    with LocalClient(create_app(settings)) as c:
         r = c.post("/api/calibration/table", data={"board": "30x22"}, files={"image": ("big.jpg", b"x" * 5000, "image/jpeg")})
         assert r.status_code == 413 and "larger than" in r.json()["detail"]
         r = c.post("/api/calibration/table", data={"board": "30x22"}, files={"image": ("mid.jpg", b"x" * 1500, "image/jpeg")})
@@ -250,7 +251,7 @@ def test_token_required_off_loopback(sessions_root: Path, tmp_path: Path) -> Non
     app = create_app(settings)
     token = app.state.settings.token
     assert token and len(token) >= 20
-    with TestClient(app) as c:
+    with LocalClient(app) as c:
         assert c.get("/api/live/status").status_code == 401
         assert c.get("/api/live/status", params={"token": "wrong"}).status_code == 401
         assert c.get("/static/app.css").status_code == 401
@@ -309,9 +310,9 @@ def test_upload_claiming_too_many_pixels_is_400(client: TestClient) -> None:
         ('"0.65"', "tag_in must be a number; got '0.65'"),
         ("-1", "tag_in is -1, outside 0.1 to 12"),
         ("0", "tag_in is 0, outside 0.1 to 12"),
-        ("NaN", "tag_in is nan"),
-        ("Infinity", "tag_in is inf"),
-        ("1e400", "tag_in is inf"),
+        ("NaN", "units[0].tag_in is NaN, which is not a number"),  # refused by the JSON reader, naming the field
+        ("Infinity", "units[0].tag_in is Infinity"),
+        ("1e400", "units[0].tag_in is 1e400, too large"),
         ("1e30", "tag_in is 1e+30"),
         ("true", "tag_in must be a number; got True"),
         ("[0.65]", "tag_in must be a number"),
@@ -324,7 +325,8 @@ def test_roster_bad_tag_in_is_400_and_the_saved_roster_is_kept(client: TestClien
     for method, path in (("POST", "/api/roster/check"), ("PUT", "/api/roster")):
         r = client.request(method, path, content=body, headers={"content-type": "application/json"})
         detail = r.json()["detail"]
-        assert r.status_code == 400 and "tag 12" in detail and says in detail and detail.endswith("."), (method, r.text)
+        named = "tag 12" in detail or "units[0]" in detail
+        assert r.status_code == 400 and named and says in detail and detail.endswith("."), (method, r.text)
     assert client.get("/api/roster").json() == before
 
 
@@ -367,3 +369,72 @@ def test_replay_ask_of_no_such_session(client: TestClient, name: str, status: in
     r = client.post(f"/api/replay/{name}/ask", json={"unit": 13, "target": 21})
     assert r.status_code == status, (name, r.text)
     assert "secret" not in r.text and "manifest" not in r.text
+
+
+def test_foreign_host_and_origin_are_refused(client: TestClient) -> None:
+    """DNS rebinding (a foreign Host) and another site's Origin get nothing, GET or WebSocket alike."""
+    from starlette.websockets import WebSocketDisconnect
+
+    r = client.get("/api/live/status", headers={"Host": "evil.example:8000"})
+    assert r.status_code == 400 and "does not answer to the name 'evil.example:8000'" in r.json()["detail"]
+    assert client.get("/api/live/frame.jpg", headers={"Host": "evil.example"}).status_code == 400
+    assert client.get("/api/live/status", headers={"Host": "localhost:8000"}).status_code == 200
+    with pytest.raises(WebSocketDisconnect) as closed, \
+            client.websocket_connect("/ws/live", headers={"Host": "evil.example"}) as ws:
+        ws.receive_text()
+    assert closed.value.code == 1008
+    with pytest.raises(WebSocketDisconnect), \
+            client.websocket_connect("/ws/live", headers={"Origin": "http://evil.example"}) as ws:
+        ws.receive_text()
+    with client.websocket_connect("/ws/live", headers={"Origin": "http://127.0.0.1:8000"}) as ws:
+        assert json.loads(ws.receive_text())["type"] in ("frame", "status")
+    r = client.post("/api/live/select", json={"unit": 12}, headers={"Origin": "http://127.0.0.1:9999"})
+    assert r.status_code == 403 and "may not use this Tablesight server" in r.json()["detail"]
+    r = client.post("/api/live/select", json={"unit": 12}, headers={"Origin": "null"})
+    assert r.status_code == 403
+
+
+def test_a_change_without_the_same_origin_header_is_refused(client: TestClient) -> None:
+    for method, path in (("POST", "/api/live/select"), ("PUT", "/api/terrain"), ("PUT", "/api/roster"),
+                         ("POST", "/api/live/declare"), ("POST", "/api/replay/table1/control")):
+        r = client.request(method, path, json={}, headers={"X-Tablesight": "0"})
+        assert r.status_code == 403 and "X-Tablesight: 1" in r.json()["detail"], path
+    assert client.post("/api/live/select", json={"unit": None}).status_code == 200
+
+
+def test_token_mode_checks_origin_too(sessions_root: Path, tmp_path: Path) -> None:
+    settings = session_settings(sessions_root / "table1", sessions_root, tmp_path, host="0.0.0.0")
+    app = create_app(settings)
+    auth = {"Authorization": f"Bearer {app.state.settings.token}"}
+    with LocalClient(app) as c:
+        assert c.post("/api/live/select", json={"unit": None}, headers=auth).status_code == 200
+        r = c.post("/api/live/select", json={"unit": None}, headers={**auth, "Origin": "http://evil.example"})
+        assert r.status_code == 403
+        assert c.get("/api/live/status", headers={**auth, "Host": "192.168.1.7:8000"}).status_code == 200
+        assert c.get("/api/live/status", headers={**auth, "Host": "evil.example"}).status_code == 400
+
+
+def test_allowed_hosts() -> None:
+    from webui.security import allowed_hosts
+
+    names, any_ip = allowed_hosts("127.0.0.1", ("table.local",))
+    assert {"localhost", "127.0.0.1", "::1", "table.local"} <= names and not any_ip
+    names, any_ip = allowed_hosts("0.0.0.0")
+    assert any_ip and socket.gethostname().lower() in names
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 100_000 + "]" * 100_000,
+    '{"game": "valknut", "units": [{"tag": 1' + "0" * 5000 + "}]}",
+    '{"pieces": [{"height_in": NaN}], "action": {"kind": "roll_off", "unit": 1e999}}',
+    '{"a": "\\ud800"}\xff',
+])
+def test_json_bodies_that_are_not_usable_are_400_in_one_sentence(client: TestClient, body: str) -> None:
+    for method, path in (("POST", "/api/live/declare"), ("PUT", "/api/roster"), ("POST", "/api/roster/check"),
+                         ("PUT", "/api/terrain"), ("POST", "/api/live/select"), ("POST", "/api/live/ask"),
+                         ("POST", "/api/replay/table1/control"), ("POST", "/api/replay/table1/select")):
+        r = client.request(method, path, content=body.encode("utf-8", "surrogatepass"),
+                           headers={"Content-Type": "application/json"})
+        assert 400 <= r.status_code < 500, (path, r.status_code, r.text[:200])
+        detail = r.json()["detail"]
+        assert isinstance(detail, str) and detail.count(".") >= 1 and "\n" not in detail, (path, detail)

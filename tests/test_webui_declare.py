@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.webui_server import session_settings
+from tests.webui_server import LocalClient, session_settings
 from tests.webui_session import END_12, MOVE_AT, START_12, make_session
 from webui.server import create_app
 
@@ -32,7 +32,7 @@ def client(sessions_root: Path, tmp_path: Path) -> Iterator[TestClient]:
     """The server paused on frame 0 of a fresh game (a seek makes a fresh pipeline), so nothing races the test."""
     settings = session_settings(sessions_root / "table1", sessions_root, tmp_path / "setup", game="valknut")
     app = create_app(settings)
-    with TestClient(app) as c:
+    with LocalClient(app) as c:
         loop = app.state.runtime.live
         assert loop.wait_for_frame(20)
         loop.pause()
@@ -202,7 +202,7 @@ def test_without_a_calibrated_table_there_is_nothing_to_declare(sessions_root: P
             shutil.copy(f, bare / f.name)
     settings = session_settings(bare, sessions_root, tmp_path / "setup")
     app = create_app(settings)
-    with TestClient(app) as c:
+    with LocalClient(app) as c:
         assert app.state.runtime.live.wait_for_frame(20)
         a = c.get("/api/live/actions").json()
         assert a["groups"] == [] and a["status"] is None

@@ -24,13 +24,12 @@ from typing import Any
 import cv2
 import httpx
 import pytest
-from fastapi.testclient import TestClient
 
 from bench.web import CHROMIUM, CHROMIUM_ARGS
 from session.runtime import LIVE_FINE_SCAN_EVERY, Runtime
 from session.settings import Settings
 from session.store import SessionStore
-from tests.webui_server import free_port
+from tests.webui_server import LocalClient, free_port
 from tests.webui_session import END_12, FPS, MOVE_AT, START_12, make_session
 from vision.session_dir import open_session, read_index, read_manifest
 from webui.cli import main as cli_main
@@ -98,7 +97,7 @@ def _wait(pred: Any, timeout: float, what: str) -> None:
 
 
 def test_served_video_is_recorded_and_replays_to_the_same_moves(table: dict[str, Path], tmp_path: Path) -> None:
-    with TestClient(create_app(_settings(table, tmp_path, "whole"))) as served:
+    with LocalClient(create_app(_settings(table, tmp_path, "whole"))) as served:
         loop = served.app.state.runtime.live  # type: ignore[attr-defined]
         assert loop.wait_for_frame(20)
         status = served.get("/api/live/status").json()

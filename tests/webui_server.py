@@ -9,8 +9,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import uvicorn
+from fastapi.testclient import TestClient
 
 from session.settings import Settings
 from webui.server import UVICORN_OPTIONS, create_app
@@ -45,3 +47,20 @@ def running_server(settings: Settings) -> Iterator[tuple[str, Any]]:
 
 def session_settings(session: Path, sessions_dir: Path, setup_dir: Path, **kw: Any) -> Settings:
     return Settings(source_kind="replay", source=str(session), sessions_dir=sessions_dir, setup_dir=setup_dir, **kw)
+
+
+LOCAL_BASE = "http://127.0.0.1:8000"
+SAME_ORIGIN = {"X-Tablesight": "1"}
+"""The header a script sends with every change (the pages add it to every fetch)."""
+
+
+class LocalClient(TestClient):
+    """FastAPI's TestClient as a script on this machine talks to the server: Host 127.0.0.1 (not
+    "testserver", which the server does not answer to) and X-Tablesight: 1 on every request."""
+
+    def __init__(self, app: Any, **kw: Any) -> None:
+        headers = {"X-Tablesight": "1", **kw.pop("headers", {})}
+        super().__init__(app, base_url=kw.pop("base_url", LOCAL_BASE), headers=headers, **kw)
+
+    def websocket_connect(self, url: str, *args: Any, **kw: Any) -> Any:
+        return super().websocket_connect(urljoin(str(self.base_url).replace("http", "ws", 1), url), *args, **kw)

@@ -21,6 +21,7 @@ from typing import Any, Self
 import cv2
 import numpy as np
 
+from calibration.json_input import read_json_file
 from vision.errors import FrameError
 from vision.session_dir import (
     INDEX_NAME,
@@ -87,17 +88,8 @@ class Recorder:
         target = self.directory / name
         if isinstance(value, (str, Path)):
             src = Path(value)
-            try:
-                text = src.read_text(encoding="utf-8")
-                json.loads(text)
-            except FileNotFoundError:
-                raise SessionError(f"{src} (to record as {name}) does not exist; check the path.") from None
-            except (OSError, UnicodeDecodeError) as err:
-                raise SessionError(f"Cannot read {src} (to record as {name}): {err}; check the file.") from None
-            except json.JSONDecodeError as err:
-                raise SessionError(f"{src} (to record as {name}) is not valid JSON (line {err.lineno}); "
-                                   "fix the file.") from None
-            write_bytes_atomic(target, text.encode("utf-8"), fsync=self.fsync)
+            read_json_file(src, f"The file to record as {name},", "fix the file", SessionError)
+            write_bytes_atomic(target, src.read_bytes(), fsync=self.fsync)
         else:
             write_json_atomic(target, value, fsync=self.fsync)
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from calibration.json_input import parse_json
 from vision.errors import FrameError
 
 SESSION_FORMAT = "tablesight-session"
@@ -104,16 +105,46 @@ class SessionManifest:
             image_size = (size[0], size[1])
         known = {"format", "version", "created", "source", "image_size", "jpeg_quality", "frames", "closed",
                  "index", "attachments"}
+        closed = obj.get("closed", False)
+        if not isinstance(closed, bool):
+            raise SessionError(f'{where} has "closed": {closed!r}; it must be true or false.')
+        attachments = obj.get("attachments", [])
+        if not isinstance(attachments, list) or not all(isinstance(a, str) and _inside(a) for a in attachments):
+            raise SessionError(f'{where} has "attachments": {str(attachments)[:60]}; it must list file names '
+                               "inside the session.")
+        for key in SESSION_FILE_KEYS:  # files the session names must lie inside it
+            if key in obj and not (isinstance(obj[key], str) and _inside(obj[key])):
+                raise SessionError(f'{where} has "{key}": {str(obj[key])[:60]!r}, which is not a file inside the '
+                                   "session; restore the manifest from the recording.")
         return cls(
             created=str(obj.get("created", "")),
             source=str(obj.get("source", "")),
             image_size=image_size,
-            jpeg_quality=int(obj.get("jpeg_quality", 90)),
-            frames=int(obj.get("frames", 0)),
-            closed=bool(obj.get("closed", False)),
-            attachments=tuple(str(a) for a in obj.get("attachments", ())),
+            jpeg_quality=_whole(obj, "jpeg_quality", 90, 1, 100, where),
+            frames=_whole(obj, "frames", 0, 0, MAX_FRAMES, where),
+            closed=closed,
+            attachments=tuple(attachments),
             extra={k: v for k, v in obj.items() if k not in known},
         )
+
+
+SESSION_FILE_KEYS = ("setup", "declarations", "store")
+"""Manifest keys that name a file of the session (a plain name inside its folder)."""
+MAX_FRAMES = 10**9
+
+
+def _inside(name: str) -> bool:
+    """Whether `name` is a plain file name inside the session folder (no folder part, no "..", not hidden)."""
+    return bool(name) and "/" not in name and "\\" not in name and not name.startswith(".") and "\x00" not in name \
+        and len(name) <= 255
+
+
+def _whole(obj: Mapping[str, Any], key: str, default: int, low: int, high: int, where: str) -> int:
+    value = obj.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise SessionError(f'{where} has "{key}": {str(value)[:40]}; it must be a whole number from {low} to {high}; '
+                           "restore the manifest from the recording.")
+    return value
 
 
 @dataclass(frozen=True)
@@ -188,16 +219,13 @@ def read_manifest(directory: Path | str) -> SessionManifest:
         raise SessionError(f"{d} is a file, not a session directory; give the directory a recording was made into.")
     path = d / MANIFEST_NAME
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes()
     except FileNotFoundError:
         raise SessionError(f"{d} holds no {MANIFEST_NAME}, so it is not a recorded session; "
                            "record one with the recorder or replay the folder of frames instead.") from None
     except OSError as err:
         raise SessionError(f"Cannot read {path} ({err.strerror}); check its permissions.") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise SessionError(f"{path} is not valid JSON (line {err.lineno}); restore it from the recording.") from None
+    obj = parse_json(text, str(path), "restore it from the recording", SessionError)
     return SessionManifest.from_json(obj, str(path))
 
 
@@ -219,16 +247,21 @@ def read_index(directory: Path | str) -> tuple[IndexEntry, ...]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = parse_json(line, f"{path} line {n}", "fix it", ValueError)
             entry = IndexEntry(index=int(obj["index"]), t=float(obj["t"]), file=str(obj["file"]),
                                source_index=(int(obj["source_index"]) if "source_index" in obj else None))
         except (ValueError, KeyError, TypeError):
             raise SessionError(f"{path} line {n} is not a frame entry like "
                                '{"index": 0, "t": 0.0, "file": "frame_000000.jpg"}; '
                                "fix or delete that line.") from None
-        if "/" in entry.file or "\\" in entry.file or entry.file.startswith("."):
-            raise SessionError(f"{path} line {n} names {entry.file!r}, which is not a file inside the session; "
+        if not _inside(entry.file):
+            raise SessionError(f"{path} line {n} names {entry.file[:60]!r}, which is not a file inside the session; "
                                "fix or delete that line.")
+        expected = entries[-1].index + 1 if entries else 0
+        if entry.index != expected:
+            raise SessionError(f"{path} line {n} is frame {entry.index} where frame {expected} belongs (a gap or a "
+                               "line out of order); restore frames.jsonl from the recording or replay the frames "
+                               "as a folder.")
         entries.append(entry)
     return tuple(entries)
 

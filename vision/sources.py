@@ -23,7 +23,7 @@ from typing import Any, Self
 import cv2
 import numpy as np
 
-from calibration.decode import ImageTooLarge, imdecode, too_large_sentence
+from calibration.decode import MAX_DECODE_PIXELS, ImageTooLarge, imdecode, too_large_sentence
 from vision.errors import FrameError
 from vision.session_dir import RecordedSession, SessionError, is_session_dir, open_session
 
@@ -117,8 +117,9 @@ def read_frame_file(path: Path) -> np.ndarray:
         raise FrameError(f"Frame file {path} is cut short (corrupt); delete it or replace it with the real frame.")
     try:
         image = imdecode(data, cv2.IMREAD_UNCHANGED)
-    except ImageTooLarge:
-        raise FrameError(too_large_sentence(f"Frame file {path}", "delete it or replace it with the real frame")) from None
+    except ImageTooLarge as err:
+        raise FrameError(too_large_sentence(f"Frame file {path}", "delete it or replace it with the real frame",
+                                            err.size)) from None
     if image is None:
         raise FrameError(f"Frame file {path} is not a readable image; delete it or replace it with the real frame.")
     return _as_bgr(image, f"Frame file {path}")
@@ -303,6 +304,9 @@ class VideoSource(FrameSource):
         count = self._cap.get(cv2.CAP_PROP_FRAME_COUNT)
         self.declared_frames = int(count) if math.isfinite(count) and count > 0 else None
         self._size = (int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+        if self._size[0] * self._size[1] > MAX_DECODE_PIXELS:
+            self._cap.release()
+            raise FrameError(too_large_sentence(f"Video file {self.path}", "convert it to 4K or less", self._size))
 
     @property
     def description(self) -> str:

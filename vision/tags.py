@@ -302,8 +302,8 @@ def _read_image(path: str | Path, flags: int) -> np.ndarray:
         raise FrameError(f"Image {p} {what}; give the path of a photo or frame (PNG or JPEG).")
     try:
         image = imdecode(np.fromfile(str(p), dtype=np.uint8), flags)
-    except ImageTooLarge:
-        raise FrameError(too_large_sentence(p)) from None
+    except ImageTooLarge as err:
+        raise FrameError(too_large_sentence(p, size=err.size)) from None
     if image is None:
         raise FrameError(f"{p} is not an image OpenCV can read; give a PNG or JPEG photo of the table.")
     return image

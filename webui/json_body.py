@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import Request
 
 from calibration.errors import InputError
+from calibration.json_input import parse_json
 
 
 class NotJson(InputError):
@@ -15,9 +15,4 @@ class NotJson(InputError):
 
 
 async def json_body(request: Request, what: str) -> Any:
-    raw = await request.body()
-    try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        where = f" (line {err.lineno}, column {err.colno})" if isinstance(err, json.JSONDecodeError) else ""
-        raise NotJson(f"{what} is not valid JSON{where}; check the brackets, commas and quotes.") from None
+    return parse_json(await request.body(), what, "check the brackets, commas, quotes and numbers", NotJson)

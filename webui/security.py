@@ -1,21 +1,35 @@
-"""Who may talk to the server and how much they may send: the access token and the request-size limit.
+"""Who may talk to the server and how much they may send: the Host and Origin checks, the access token and
+the request-size limits.
 
-Both are plain ASGI middleware so that they guard WebSockets as well as HTTP. The token is accepted as
+All are plain ASGI middleware so that they guard WebSockets as well as HTTP. The token is accepted as
 `?token=...`, an `Authorization: Bearer ...` header or the `tablesight_token` cookie (a page opened with
 `?token=` sets the cookie, so its scripts, images and WebSockets carry it). A request without it gets 401
 (a WebSocket is closed with code 1008 before it is accepted).
+
+`SameOriginGuard` defeats other web sites: every request must name this server in its Host header (one of
+`allowed_hosts`: a page on a DNS-rebinding name is refused, 400), an Origin header, when present, must be
+the server's own (403; a WebSocket is closed with 1008), and a state change (POST, PUT, PATCH, DELETE) must
+carry `X-Tablesight: 1`, a header a page on another origin cannot send without a CORS preflight this
+server never grants (403).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import secrets
+import socket
 from http.cookies import SimpleCookie
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 TOKEN_COOKIE = "tablesight_token"
+SAME_ORIGIN_HEADER = "x-tablesight"
+"""The header every state change carries (value "1"): the pages' scripts add it; other sites cannot."""
+STATE_CHANGES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
 def _send_json(status: int, detail: str) -> list[Message]:
@@ -93,25 +107,34 @@ class TokenGuard:
         await self.app(scope, receive, send)
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(HTTPException):
+    """A body over its limit, raised from inside the app's receive: an HTTPException, so that a form parser
+    which turns other errors into a 400 passes it on as the 413 it is."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(413, detail)
+
+
+FORM_OVERHEAD_BYTES = 16 * 1024
+"""Room for a multipart form's boundaries and small fields beside its files."""
 
 
 class BodyLimit:
-    """Answer 413 to a request body over the limit: JSON bodies `json_bytes`, multipart uploads `upload_bytes`.
+    """Answer 413 to a request body over its route's limit: multipart uploads to a path of `upload_limits`
+    get that many bytes, every other body (JSON, or a form posted elsewhere) `json_bytes`.
 
     A declared Content-Length over the limit is refused before anything is read; a body without one is
-    counted as it arrives and refused when it passes the limit.
+    counted as it arrives and refused when it passes the limit, so nothing over it is ever spooled to disk.
     """
 
-    def __init__(self, app: ASGIApp, json_bytes: int, upload_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, json_bytes: int, upload_limits: dict[str, int]) -> None:
         self.app = app
         self.json_bytes = json_bytes
-        self.upload_bytes = upload_bytes
+        self.upload_limits = upload_limits
 
-    def _limit(self, headers: dict[str, str]) -> tuple[int, str]:
-        if headers.get("content-type", "").startswith("multipart/"):
-            return self.upload_bytes, "upload"
+    def _limit(self, path: str, headers: dict[str, str]) -> tuple[int, str]:
+        if headers.get("content-type", "").startswith("multipart/") and path in self.upload_limits:
+            return self.upload_limits[path], "upload"
         return self.json_bytes, "request body"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -119,7 +142,7 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         headers = _headers(scope)
-        limit, what = self._limit(headers)
+        limit, what = self._limit(scope.get("path", ""), headers)
         message = f"The {what} is larger than the server accepts ({limit / 1e6:.1f} MB); send a smaller one."
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
@@ -135,7 +158,7 @@ class BodyLimit:
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > limit:
-                    raise _TooLarge()
+                    raise _TooLarge(message)
             return msg
 
         async def tracking_send(msg: Message) -> None:
@@ -166,3 +189,82 @@ def _caused_by_too_large(err: BaseException | None) -> bool:
         seen.add(id(err))
         err = err.__cause__ or err.__context__
     return False
+
+
+def _host_name(netloc: str) -> str:
+    """The host of a Host header or an origin's netloc, lower case, without port or IPv6 brackets."""
+    netloc = netloc.strip().lower()
+    if netloc.startswith("["):
+        return netloc[1:netloc.find("]")] if "]" in netloc else netloc[1:]
+    return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def allowed_hosts(host: str, extra: tuple[str, ...] = ()) -> tuple[frozenset[str], bool]:
+    """The names a request may give in its Host header for a server started on `host`, and whether any IP
+    address is allowed too (when bound to all interfaces: an address typed into the browser is no rebinding).
+
+    Always the loopback names; the --host value; `extra` (--allow-host); bound to 0.0.0.0 or :: also this
+    machine's host name, its fully qualified name and "<name>.local".
+    """
+    names = {*LOOPBACK_NAMES, _host_name(host), *(_host_name(e) for e in extra)}
+    any_ip = host.strip("[]") in ("0.0.0.0", "::")
+    if any_ip:
+        hostname = socket.gethostname().lower()
+        names |= {hostname, f"{hostname}.local", socket.getfqdn().lower()}
+    return frozenset(n for n in names if n), any_ip
+
+
+class SameOriginGuard:
+    """Refuse requests another web site could have made: a foreign Host (400), a foreign Origin (403), a state
+    change without `X-Tablesight: 1` (403); a WebSocket with a foreign Host or Origin is closed with 1008."""
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str], any_ip: bool = False) -> None:
+        self.app = app
+        self.hosts = hosts
+        self.any_ip = any_ip
+
+    def _known(self, name: str) -> bool:
+        return name in self.hosts or (self.any_ip and _is_ip(name))
+
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+        """(status, sentence) when the request must be refused, else None."""
+        headers = _headers(scope)
+        host = headers.get("host", "")
+        if not self._known(_host_name(host)):
+            return 400, (f"This Tablesight server does not answer to the name {host[:80]!r}; open it by the "
+                         "address printed when it started (or start it with --allow-host for that name).")
+        origin = headers.get("origin")
+        if origin is not None:
+            parts = urlsplit(origin)
+            if parts.scheme not in ("http", "https") or parts.netloc.lower() != host.lower():
+                return 403, (f"A page from {origin[:80]!r} may not use this Tablesight server; open Tablesight's "
+                             "own pages instead.")
+        if scope["type"] == "http" and scope.get("method", "GET") in STATE_CHANGES \
+                and headers.get(SAME_ORIGIN_HEADER) != "1":
+            return 403, ("A change to the table must come from Tablesight's own pages; a script calling the API "
+                         "sends the header X-Tablesight: 1.")
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        refused = self.refusal(scope)
+        if refused is None:
+            await self.app(scope, receive, send)
+            return
+        status, detail = refused
+        if scope["type"] == "websocket":
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1008, "reason": "Host or Origin is not this server"})
+            return
+        for m in _send_json(status, detail):
+            await send(m)

@@ -14,11 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
 
 from calibration.errors import InputError
+from calibration.json_input import parse_json
 from rules.engine import RulesInputError, UnknownGame
 from session.paths import NoSuchSession
 from session.runtime import Runtime
@@ -30,7 +34,7 @@ from webui.routes import overlay as routes_overlay
 from webui.routes import replay as routes_replay
 from webui.routes import roster as routes_roster
 from webui.routes import terrain as routes_terrain
-from webui.security import BodyLimit, TokenGuard
+from webui.security import FORM_OVERHEAD_BYTES, BodyLimit, SameOriginGuard, TokenGuard, allowed_hosts
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 UVICORN_OPTIONS: dict[str, Any] = {"ws_per_message_deflate": False, "log_level": "warning"}
@@ -84,6 +88,17 @@ def create_app(settings: Settings) -> FastAPI:
     async def _rules_input(request: Request, err: RulesInputError) -> JSONResponse:
         return JSONResponse({"detail": str(err)}, status_code=400)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, err: StarletteHTTPException) -> Response:
+        if err.status_code == 400 and err.detail == "There was an error parsing the body":
+            # FastAPI's own parser gave up (nested too deep, a number too long ...): our reader says which
+            try:
+                parse_json(await request.body(), "The request body", "send one JSON object")
+            except InputError as bad:
+                return JSONResponse({"detail": str(bad)}, status_code=400)
+            return JSONResponse({"detail": "The request body cannot be read; send one JSON object."}, status_code=400)
+        return await http_exception_handler(request, err)
+
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": _one_sentence(err)}, status_code=422)
@@ -102,7 +117,13 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_middleware(
         BodyLimit,
         json_bytes=settings.max_json_bytes,
-        upload_bytes=settings.max_upload_bytes * settings.max_uploads,
+        upload_limits={
+            "/api/calibration/table": settings.max_upload_bytes + FORM_OVERHEAD_BYTES,
+            "/api/calibration/camera": min(settings.max_camera_upload_bytes,
+                                           settings.max_upload_bytes * settings.max_uploads) + FORM_OVERHEAD_BYTES,
+        },
     )
     app.add_middleware(TokenGuard, token=settings.token)
+    hosts, any_ip = allowed_hosts(settings.host, settings.allowed_hosts)
+    app.add_middleware(SameOriginGuard, hosts=hosts, any_ip=any_ip)
     return app

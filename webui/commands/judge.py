@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 from calibration.errors import InputError
+from calibration.json_input import read_json_file
 from rules.engine import ScenarioError, find_game
 
 
@@ -22,14 +23,7 @@ def load_scenario(path: Path) -> dict:
         raise InputError(f"{path} is a rules document with worked examples, not a scenario; every example in it is "
                          f"a file under examples/scenarios/{path.stem}/, e.g. tablesight judge "
                          f"examples/scenarios/{path.stem}/01-*.json.")
-    if not path.is_file():
-        raise InputError(f"Scenario file {path} does not exist; give the path of a scenario JSON file.")
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(f"Scenario file {path} is not text; give a scenario JSON file.") from None
-    except json.JSONDecodeError as err:
-        raise InputError(f"Scenario file {path} is not valid JSON (line {err.lineno}: {err.msg}); fix it.") from None
+    obj = read_json_file(path, "Scenario file", "give a scenario JSON file")
     if not isinstance(obj, dict):
         raise ScenarioError(f"Scenario file {path} must hold one JSON object with a \"game\".")
     if not isinstance(obj.get("game"), str):

@@ -24,6 +24,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--token", help="access token for a non-loopback --host (default: a random one)")
+    p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",
+                   help="another name the browser may use for this server (e.g. a reverse proxy's); repeatable")
     p.add_argument("--sessions", type=Path, default=Path("sessions"), help="recorded sessions folder")
     p.add_argument("--setup-dir", type=Path, default=Path("setup"), help="where edited setup files are saved")
     p.add_argument("--calibration", type=Path, help="calibration file (CAL.json)")
@@ -47,6 +49,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         host=args.host,
         port=args.port,
         token=args.token,
+        allowed_hosts=tuple(args.allow_hosts),
         sessions_dir=args.sessions,
         setup_dir=args.setup_dir,
         source_kind=kind,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,6 +13,7 @@ import cv2
 import numpy as np
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
 
 from calibration.camera import CameraModel, load_camera
 from calibration.decode import ImageTooLarge, imdecode, too_large_sentence
@@ -49,8 +51,9 @@ async def read_upload(upload: UploadFile, limit: int) -> bytes:
 def decode_image(data: bytes, name: str) -> np.ndarray:
     try:
         image = imdecode(data, cv2.IMREAD_COLOR)
-    except ImageTooLarge:
-        raise UploadError(too_large_sentence(name, "upload a JPEG or PNG photo of the table (e.g. 1920x1080)")) from None
+    except ImageTooLarge as err:
+        raise UploadError(too_large_sentence(name, "upload a JPEG or PNG photo of the table (e.g. 1920x1080)",
+                                             err.size)) from None
     if image is None:
         raise UploadError(f"{name} is not a readable image; upload a JPEG or PNG photo of the table.")
     return image
@@ -75,17 +78,24 @@ async def calibrate_table_route(
     board: Annotated[str, Form()],
     image: Annotated[UploadFile | None, File()] = None,
 ) -> dict[str, Any]:
-    """Calibrate from an uploaded photo, or from the newest live frame when none is sent."""
+    """Calibrate from an uploaded photo, or from the newest live frame when none is sent.
+
+    The decoding, the detection and the fit run on a worker thread: the live view keeps its frames meanwhile."""
     w, d = parse_board(board)
     if image is not None:
-        frame = decode_image(await read_upload(image, settings.max_upload_bytes), image.filename or "The upload")
-        source = image.filename or "upload"
-    else:
-        result = runtime.live.latest_result
-        if result is None:
-            raise UploadError("No camera frame has arrived yet; wait for the picture or upload a photo.")
-        frame = result.image
-        source = f"live frame {result.frame_index}"
+        data = await read_upload(image, settings.max_upload_bytes)
+        name = image.filename or "The upload"
+        return await run_in_threadpool(_calibrate_table, runtime, w, d, lambda: decode_image(data, name),
+                                       image.filename or "upload")
+    result = runtime.live.latest_result
+    if result is None:
+        raise UploadError("No camera frame has arrived yet; wait for the picture or upload a photo.")
+    return await run_in_threadpool(_calibrate_table, runtime, w, d, lambda: result.image,
+                                   f"live frame {result.frame_index}")
+
+
+def _calibrate_table(runtime: Any, w: float, d: float, picture: Callable[[], np.ndarray], source: str) -> dict[str, Any]:
+    frame = picture()
     layout = default_layout(w, d)
     tags = detect_tags(gray_frame(frame))
     found = collect_anchors(((t.id, t.corners_px) for t in tags), layout)
@@ -153,21 +163,26 @@ async def calibrate_camera_route(
     if kind not in ("chessboard", "charuco"):
         raise UploadError(f'Pattern {pattern!r} is not known; choose "chessboard" or "charuco".')
     grid = parse_pattern(size, "The pattern size")
-    with tempfile.TemporaryDirectory(prefix="tablesight-cam-") as tmp:
-        paths = []
-        for i, up in enumerate(images):
-            data = await read_upload(up, settings.max_upload_bytes)
-            decode_image(data, up.filename or f"Photo {i + 1}")
-            safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(up.filename or "photo.jpg").name)[-60:]
-            path = Path(tmp) / f"{i + 1:02d}_{safe}"
-            path.write_bytes(data)
-            paths.append(path)
-        if kind == "chessboard":
-            fit = calibrate_chessboard(paths, grid, square_in)
-        else:
-            if marker_in is None:
-                raise UploadError("A ChArUco board needs marker_in, the side of its markers in inches.")
-            fit = calibrate_charuco(paths, grid, square_in, marker_in, dictionary)
+    if kind == "charuco" and marker_in is None:
+        raise UploadError("A ChArUco board needs marker_in, the side of its markers in inches.")
+    photos = [(await read_upload(up, settings.max_upload_bytes), up.filename or f"Photo {i + 1}")
+              for i, up in enumerate(images)]
+
+    def fit_camera() -> Any:  # on a worker thread: decoding and the corner search take seconds
+        with tempfile.TemporaryDirectory(prefix="tablesight-cam-") as tmp:
+            paths = []
+            for i, (data, name) in enumerate(photos):
+                decode_image(data, name)
+                safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name).name)[-60:]
+                path = Path(tmp) / f"{i + 1:02d}_{safe}"
+                path.write_bytes(data)
+                paths.append(path)
+            if kind == "chessboard":
+                return calibrate_chessboard(paths, grid, square_in)
+            assert marker_in is not None
+            return calibrate_charuco(paths, grid, square_in, marker_in, dictionary)
+
+    fit = await run_in_threadpool(fit_camera)
     camera = fit.camera
     runtime.save_setup_file("camera.json", camera.to_json())
     return {

@@ -16,7 +16,7 @@ from session.report import gather_report
 from session.report_html import render_report
 from session.runtime import session_summaries
 from webui.deps import RuntimeDep, page
-from webui.routes.live import Question
+from webui.routes.live import Question, Selection
 from webui.streaming import mjpeg_response, websocket_feed
 
 router = APIRouter()
@@ -33,7 +33,9 @@ class Control(BaseModel):
 
 @router.get("/replay")
 def replay_list_page(request: Request, runtime: RuntimeDep) -> Response:
-    return page(request, "replay_list.html", "replay", sessions=session_summaries(runtime.sessions_dir))
+    every = session_summaries(runtime.sessions_dir)
+    return page(request, "replay_list.html", "replay", sessions=[s for s in every if "error" not in s],
+                unreadable=[s for s in every if "error" in s])
 
 
 @router.get("/replay/{name}")
@@ -44,7 +46,10 @@ def replay_page(name: str, request: Request, runtime: RuntimeDep) -> Response:
 
 @router.get("/api/sessions")
 def sessions(runtime: RuntimeDep) -> dict[str, Any]:
-    return {"sessions": [{k: v for k, v in s.items() if k != "mtime"} for s in session_summaries(runtime.sessions_dir)]}
+    """The playable sessions, and those that cannot be played ("unreadable": name and the sentence why)."""
+    every = session_summaries(runtime.sessions_dir)
+    return {"sessions": [{k: v for k, v in s.items() if k != "mtime"} for s in every if "error" not in s],
+            "unreadable": [{"name": s["name"], "error": s["error"]} for s in every if "error" in s]}
 
 
 @router.get("/api/replay/{name}")
@@ -82,13 +87,10 @@ def replay_control(name: str, cmd: Control, runtime: RuntimeDep) -> dict[str, An
 
 
 @router.post("/api/replay/{name}/select")
-def replay_select(name: str, body: dict[str, Any], runtime: RuntimeDep) -> dict[str, Any]:
+def replay_select(name: str, choice: Selection, runtime: RuntimeDep) -> dict[str, Any]:
     loop, _setup = runtime.replay(name)
-    unit = body.get("unit")
-    if unit is not None and (isinstance(unit, bool) or not isinstance(unit, int)):
-        raise InputError(f'"unit" must be a tag id or null; got {unit!r}.')
-    loop.select(unit)
-    return {"selected": unit}
+    loop.select(choice.unit)
+    return {"selected": choice.unit}
 
 
 @router.post("/api/replay/{name}/ask")

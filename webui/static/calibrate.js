@@ -1,9 +1,10 @@
 // The calibration wizard: capture (or upload), anchors found and missing, the residual; camera intrinsics.
+// The forms are sent by fetch with X-Tablesight: 1 (the server refuses a change without it).
 const shot = document.getElementById("shot");
 const caption = document.getElementById("shot-caption");
 
 async function send(path, form) {
-  const res = await fetch(path, { method: "POST", body: form });
+  const res = await fetch(path, { method: "POST", body: form, headers: { "X-Tablesight": "1" } });
   const data = await res.json().catch(() => ({ detail: `HTTP ${res.status}` }));
   if (!res.ok) throw new Error(data.detail || `HTTP ${res.status}`);
   return data;

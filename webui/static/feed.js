@@ -46,10 +46,14 @@ export function connectFeed(wsPath, { onFrame, onStatus }) {
   return { close() { closed = true; if (ws) ws.close(); } };
 }
 
+// Every call says it comes from Tablesight's own page (X-Tablesight: 1): the server refuses a change without
+// it, and a page on another site cannot send it.
+export const SAME_ORIGIN = { "X-Tablesight": "1" };
+
 export async function api(path, body, method) {
-  const init = body === undefined ? { method: method || "GET" } : {
+  const init = body === undefined ? { method: method || "GET", headers: SAME_ORIGIN } : {
     method: method || "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { ...SAME_ORIGIN, "Content-Type": "application/json" },
     body: typeof body === "string" ? body : JSON.stringify(body),
   };
   const res = await fetch(path, init);
