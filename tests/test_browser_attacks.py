@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from bench.web import CHROMIUM, CHROMIUM_ARGS
@@ -28,6 +29,8 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"),
 ]
 
+ELSEWHERE = "another-site.test"
+"""A web site on a name of its own (mapped to this machine inside the test browser)."""
 REBOUND = "rebound.test"
 """A name Chromium resolves to 127.0.0.1, as an attacker's DNS would after rebinding."""
 
@@ -80,7 +83,7 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        args = [*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {REBOUND} 127.0.0.1"]
+        args = [*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {REBOUND} 127.0.0.1, MAP {ELSEWHERE} 127.0.0.1"]
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=args)
         yield b
         b.close()
@@ -219,6 +222,34 @@ def test_own_page_still_declares_and_watches(table: dict[str, Any], page: Any) -
         url.replace("http://", "ws://") + "/ws/live",
     )
     assert got == "message"
+
+
+def test_another_site_cannot_show_the_camera(table: dict[str, Any], attacker: str, page: Any) -> None:
+    """A page on another site (its own name) embeds the camera's frame and stream as images: refused (403), so
+    nothing of the table shows there; Tablesight's own page shows the same frame."""
+    url = table["url"]
+    elsewhere = attacker.replace("127.0.0.1", ELSEWHERE)
+    page.goto(elsewhere)
+    widths = page.evaluate(
+        """(url) => Promise.all(["/api/live/frame.jpg", "/api/live/stream.mjpg"].map((path) => new Promise((done) => {
+            const img = new Image();
+            img.onload = () => done(img.naturalWidth);
+            img.onerror = () => done(0);
+            img.src = url + path;
+            setTimeout(() => done(img.naturalWidth), 3000);
+        })))""",
+        url,
+    )
+    assert widths == [0, 0]  # without the check the frame shows there (960 px wide)
+    refused = httpx.get(url + "/api/live/frame.jpg", headers={"Sec-Fetch-Site": "cross-site"}, timeout=10)
+    assert refused.status_code == 403 and "another site" in refused.json()["detail"]
+    page.goto(url + "/")
+    own = page.evaluate(
+        """(url) => new Promise((done) => { const img = new Image(); img.onload = () => done(img.naturalWidth);
+            img.onerror = () => done(0); img.src = url + "/api/live/frame.jpg"; })""",
+        url,
+    )
+    assert own > 0
 
 
 def test_a_rebound_name_is_refused(table: dict[str, Any], page: Any) -> None:

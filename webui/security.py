@@ -247,6 +247,11 @@ class SameOriginGuard:
             if parts.scheme not in ("http", "https") or parts.netloc.lower() != host.lower():
                 return 403, (f"A page from {origin[:80]!r} may not use this Tablesight server; open Tablesight's "
                              "own pages instead.")
+        if headers.get("sec-fetch-site") == "cross-site":
+            # a browser says another site made this request (an <img> of the camera stream, a hidden frame):
+            # nothing of the table is shown to another site, even where it could not read the pixels
+            return 403, ("A page on another site may not show this Tablesight server's pictures or pages; open "
+                         "Tablesight's own pages instead.")
         if scope["type"] == "http" and scope.get("method", "GET") in STATE_CHANGES \
                 and headers.get(SAME_ORIGIN_HEADER) != "1":
             return 403, ("A change to the table must come from Tablesight's own pages; a script calling the API "
