@@ -13,6 +13,7 @@ from pathlib import Path
 from calibration.camera import load_camera
 from calibration.errors import CalibrationError
 from calibration.layout import default_layout, load_layout, parse_board
+from calibration.mount_advice import mount_advice
 from calibration.table import calibrate_table, collect_anchors, save_calibration
 from vision.tags import detect_tags, gray_frame, load_image
 
@@ -60,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
     lens = {"intrinsics": "from the camera file", "estimated": "estimated from the anchors", "none": "none fitted"}
     print(f"  lens distortion: {lens.get(cal.distortion_source, cal.distortion_source)} [{k}]")
     print(f"  camera: {cal.camera_height_in:.1f}\" above the table, tilted {cal.tilt_deg:.1f} deg from straight down")
+    for sentence in mount_advice(cal).sentences():
+        print(f"  mounts: {sentence}")
     if cal.warning:
         sys.stderr.write(cal.warning + "\n")
     return 0

@@ -20,6 +20,7 @@ from calibration.decode import ImageTooLarge, imdecode, too_large_sentence
 from calibration.errors import CalibrationError, InputError
 from calibration.intrinsics import calibrate_charuco, calibrate_chessboard, parse_pattern
 from calibration.layout import default_layout, parse_board
+from calibration.mount_advice import mount_advice
 from calibration.table import calibrate_table, collect_anchors
 from vision.tags import detect_tags, gray_frame
 from webui.deps import RuntimeDep, SettingsDep, page
@@ -126,6 +127,7 @@ def _calibrate_table(runtime: Any, w: float, d: float, picture: Callable[[], np.
         camera_height_in=round(cal.camera_height_in, 2),
         tilt_deg=round(cal.tilt_deg, 1),
         message=cal.warning or f"Calibrated: anchor corners agree to {cal.residual_in:.3f}\" RMS.",
+        advice=mount_advice(cal).sentences(),
     )
     return answer
 

@@ -63,6 +63,7 @@ document.getElementById("table-form").addEventListener("submit", async (ev) => {
       residual.className = "bad";
     }
     msg.textContent = a.message;
+    document.getElementById("cal-advice").textContent = (a.advice || []).join(" ");
   } catch (err) {
     msg.textContent = err.message;
     msg.className = "bad";
