@@ -37,6 +37,7 @@ from session.drivable import (
     PipelineLike,
     SeekableFeed,
 )
+from session.focus import Focus
 from session.frame_message import build_frame_message
 from session.frame_publisher import FramePublisher
 from session.overrule import correction_of, overrule_key
@@ -124,7 +125,8 @@ class LiveLoop:
         self._speed = 1.0
         self._seek_to: int | None = None
         self._rebuild = False
-        self._selected: int | None = None
+        self.focus = Focus()
+        """Which unit each open page has selected (its own view: see session/focus.py)."""
         self._status = "starting"
         self._message = "Opening the source."
         self._fps = 0.0
@@ -196,16 +198,16 @@ class LiveLoop:
             self._seek_to = int(frame_index)
             self._cond.notify_all()
 
-    def select(self, unit: int | None) -> None:
+    def select(self, unit: int | None, page: str = "") -> None:
+        """Page `page` selected `unit` (None: nothing); only that page draws the unit's rings."""
+        self.focus.select(page, unit)
         with self._cond:
-            self._selected = unit
             if not self._playing:
                 self._step += 1  # redraw the paused frame with the new selection
             self._cond.notify_all()
 
-    @property
-    def selected(self) -> int | None:
-        return self._selected
+    def selected(self, page: str = "") -> int | None:
+        return self.focus.of(page)
 
     def rebuild(self) -> None:
         """Make a fresh pipeline before the next frame (game, roster, terrain or calibration changed)."""
@@ -509,8 +511,7 @@ class LiveLoop:
         message = build_frame_message(
             result,
             roster=roster,
-            selected=self._selected,
-            selected_overlays=self._selected_overlays(result),
+            focus={u: self._selected_overlays(u) for u in self.focus.units()},
             moves=list(self._moves.values()),
             events=events,
             verdicts=verdicts,
@@ -532,12 +533,12 @@ class LiveLoop:
         # a paused frame stays on show: it gets its picture even with nobody watching yet
         self._encoder.submit(message, result.image, started, picture=not self._playing)
 
-    def _selected_overlays(self, result: FrameLike) -> list[dict[str, Any]]:
-        """The selected unit's rings and bands, asked of the pipeline's game (empty with nothing selected)."""
-        if self._selected is None or self._pipeline is None:
+    def _selected_overlays(self, unit: int) -> list[dict[str, Any]]:
+        """A selected unit's rings and bands, asked of the pipeline's game."""
+        if self._pipeline is None:
             return []
         try:
-            return [o if isinstance(o, dict) else o.to_json() for o in self._pipeline.overlays_for(self._selected)]
+            return [o if isinstance(o, dict) else o.to_json() for o in self._pipeline.overlays_for(unit)]
         except InputError:
             return []
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 from starlette.concurrency import run_in_threadpool
 
@@ -38,8 +38,11 @@ TagId = Annotated[int, BeforeValidator(_not_bool)]
 
 
 class Selection(BaseModel):
+    """A page's selection: `page` is the id the page made up for itself (each tab its own view)."""
+
     model_config = ConfigDict(extra="forbid")
     unit: TagId | None = None
+    page: str = Field(default="", max_length=64)
 
 
 class Question(BaseModel):
@@ -90,7 +93,7 @@ def live_events(runtime: RuntimeDep, since: int = -1) -> dict[str, Any]:
 
 @router.post("/api/live/select")
 def live_select(choice: Selection, runtime: RuntimeDep) -> dict[str, Any]:
-    runtime.live.select(choice.unit)
+    runtime.live.select(choice.unit, choice.page)
     return {"selected": choice.unit}
 
 

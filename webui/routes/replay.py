@@ -89,7 +89,7 @@ def replay_control(name: str, cmd: Control, runtime: RuntimeDep) -> dict[str, An
 @router.post("/api/replay/{name}/select")
 def replay_select(name: str, choice: Selection, runtime: RuntimeDep) -> dict[str, Any]:
     loop, _setup = runtime.replay(name)
-    loop.select(choice.unit)
+    loop.select(choice.unit, choice.page)
     return {"selected": choice.unit}
 
 

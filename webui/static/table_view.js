@@ -51,6 +51,9 @@ function overruleForm(e, declarePath, onDone) {
   return form;
 }
 
+// This page's own id: its selection is its own (the server draws a unit's rings only for the page that chose it).
+const PAGE_ID = `p${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+
 export function startTableView({ wsPath, selectPath, askPath, eventsPath, declarePath, onFrame }) {
   const camera = document.getElementById("camera");
   const board = document.getElementById("board");
@@ -89,21 +92,29 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     while (events.children.length > EVENT_LIMIT) events.lastChild.remove();
   }
 
+  // The selected unit's rings: only this page's selection, from the frame's `focus` (other pages' stay theirs).
+  function focusOf(msg) {
+    const f = msg && msg.focus && state.selected !== null && state.selected !== undefined ? msg.focus[String(state.selected)] : null;
+    return { image_shapes: (f && f.image_shapes) || [], overlays: (f && f.overlays) || [] };
+  }
+
   let lastBitmap = null;
   function redraw(bitmap) {
     if (bitmap && bitmap !== lastBitmap) { if (lastBitmap) lastBitmap.close(); lastBitmap = bitmap; }
     bitmap = bitmap || lastBitmap;
     const msg = state.msg;
-    const extra = state.answer ? state.answer.image_shapes || [] : [];
+    const mine = focusOf(msg);
+    const extra = [...mine.image_shapes, ...(state.answer ? state.answer.image_shapes || [] : [])];
     drawCamera(camera, bitmap, msg, extra);
-    drawBoard(board, msg, state.terrain, state.answer ? state.answer.overlays || [] : []);
+    camera.dataset.focusUnits = [...new Set(mine.image_shapes.map((x) => x.u).filter((u) => u !== null && u !== undefined))].join(",");
+    drawBoard(board, msg, state.terrain, [...mine.overlays, ...(state.answer ? state.answer.overlays || [] : [])]);
   }
 
   connectFeed(wsPath, {
     onFrame(msg, bitmap, received) {
+      msg.selected = state.selected;
       state.msg = msg;
-      if (state.answer && msg.selected !== state.answer.unit) state.answer = null;
-      state.selected = msg.selected;
+      if (state.answer && state.selected !== state.answer.unit) state.answer = null;
       redraw(bitmap);
       const st = msg.status || {};
       document.getElementById("fps").textContent = st.fps !== undefined ? st.fps.toFixed(1) : "–";
@@ -128,17 +139,23 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   });
 
   async function click(unit) {
-    const sel = state.msg ? state.msg.selected : null;
+    const sel = state.selected;
     const text = document.getElementById("selected-text");
     const answerEl = document.getElementById("answer");
     try {
       if (unit === null || unit === sel) {
         state.answer = null; answerEl.innerHTML = "";
-        await api(selectPath, { unit: null });
+        state.selected = null;
+        if (state.msg) state.msg.selected = null;
+        redraw(null);
+        await api(selectPath, { unit: null, page: PAGE_ID });
         text.textContent = "Click a unit to select it, then click a target.";
       } else if (sel === null || sel === undefined || !askPath) {
         state.answer = null; answerEl.innerHTML = "";
-        await api(selectPath, { unit });
+        state.selected = unit;
+        if (state.msg) state.msg.selected = unit;
+        redraw(null);
+        await api(selectPath, { unit, page: PAGE_ID });
         const u = (state.msg.units || []).find((x) => x.tag === unit);
         const up = u && u.z - u.base_height_in > 0.05 ? ` ${(u.z - u.base_height_in).toFixed(1)}" up${u.height_assumed ? " (height assumed from the terrain: check the roster's tag_in)" : ""}` : "";
         text.textContent = `Selected ${u ? u.name : "tag " + unit} (tag ${unit}${u && u.owner ? ", " + u.owner : ""})${up}. Click a target.`;
@@ -212,7 +229,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     b.type = "button"; b.id = "correct-position"; b.textContent = "Correct position…";
     b.title = "The camera has the selected unit in the wrong place: click where it really stands on the board";
     b.addEventListener("click", () => {
-      const sel = state.msg ? state.msg.selected : null;
+      const sel = state.selected;
       const text = document.getElementById("selected-text");
       if (sel === null || sel === undefined) { text.textContent = "Select the unit first, then Correct position."; return; }
       state.correcting = sel;

@@ -1,0 +1,90 @@
+"""Each browser its own view, in real headless Chromium: two browser contexts (two players) on one server select
+different units; each page draws only its own unit's rings and gets only its own answers, and a second page's
+first click selects (it never becomes a target of the other page's unit)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bench.web import CHROMIUM, CHROMIUM_ARGS
+from tests.webui_server import running_server, session_settings
+from tests.webui_session import make_session
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"),
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    root = tmp_path_factory.mktemp("own-view-sessions")
+    make_session(root / "table1")
+    settings = session_settings(root / "table1", root, tmp_path_factory.mktemp("setup"))
+    settings = settings.model_copy(update={"source_kind": "sample", "loop_sample": True})
+    with running_server(settings) as (url, app):
+        assert app.state.runtime.live.wait_for_frame(20)
+        yield url, app
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+        yield b
+        b.close()
+
+
+def _click_unit(page: Any, tag: int) -> None:
+    x, y = page.evaluate(
+        """(tag) => {
+            const c = document.getElementById('camera'), r = c.getBoundingClientRect(), msg = window.tablesight.msg;
+            const s = msg.image_shapes.find((s) => s.s === 'base' && s.u === tag);
+            const cx = s.p.reduce((a, p) => a + p[0], 0) / s.p.length, cy = s.p.reduce((a, p) => a + p[1], 0) / s.p.length;
+            return [r.left + cx * r.width / c.width, r.top + cy * r.height / c.height];
+        }""",
+        tag,
+    )
+    page.mouse.click(x, y)
+
+
+def test_two_players_each_see_only_their_own_selection(server: tuple[str, Any], browser: Any) -> None:
+    url, _app = server
+    vp = {"width": 1500, "height": 950}
+    ctx_a, ctx_b = browser.new_context(viewport=vp), browser.new_context(viewport=vp)
+    try:
+        a = ctx_a.new_page()
+        b = ctx_b.new_page()
+        for pg in (a, b):
+            pg.goto(url + "/")
+            pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+        _click_unit(a, 13)
+        a.wait_for_function("document.getElementById('camera').dataset.focusUnits === '13'", timeout=10000)
+        # B has selected nothing: it draws no one's rings, though the server computes 13's for A
+        b.wait_for_function("(window.tablesight.msg.focus || {})['13'] !== undefined", timeout=10000)
+        assert b.evaluate("document.getElementById('camera').dataset.focusUnits") == ""
+        assert "Click a unit" in b.text_content("#selected-text")
+        # B's first click selects its own unit (not a target of A's 13)
+        _click_unit(b, 21)
+        b.wait_for_function("document.getElementById('camera').dataset.focusUnits === '21'", timeout=10000)
+        assert "Selected" in b.text_content("#selected-text") and b.query_selector("#answer-table") is None
+        a.wait_for_function("(window.tablesight.msg.focus || {})['21'] !== undefined", timeout=10000)
+        a.wait_for_timeout(500)
+        assert a.evaluate("document.getElementById('camera').dataset.focusUnits") == "13"
+        assert a.evaluate("window.tablesight.selected") == 13 and b.evaluate("window.tablesight.selected") == 21
+        # A asks 13 -> 21; the answer is A's alone
+        _click_unit(a, 21)
+        a.wait_for_selector("#answer-table", timeout=10000)
+        b.wait_for_timeout(500)
+        assert b.query_selector("#answer-table") is None
+        assert b.evaluate("window.tablesight.answer") is None
+        a.screenshot(path="/tmp/tablesight-browser-own-view-a.png")
+        b.screenshot(path="/tmp/tablesight-browser-own-view-b.png")
+    finally:
+        ctx_a.close()
+        ctx_b.close()
