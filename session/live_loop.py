@@ -27,6 +27,7 @@ from calibration.errors import InputError
 from rules.engine import Action, ActionError, RulesInputError
 from rules.roster import Roster
 from session.broadcast import Broadcast
+from session.carry import carry_game
 from session.drivable import (
     AtEnd,
     Feed,
@@ -338,10 +339,12 @@ class LiveLoop:
                     self._declare_paused(pending)
                     continue
                 if rebuild:
-                    self._pipeline = self._make_pipeline()
-                    self._moves.clear()
-                    if not self._playing and self._frame_index >= 0 and isinstance(feed, SeekableFeed):
-                        seek = self._frame_index  # redraw the paused frame through the new pipeline
+                    carried = self._rebuild_pipeline()
+                    if not self._playing and self._frame_index >= 0:
+                        if carried and self._redraw_paused():
+                            continue  # the game goes on: the shown frame is drawn again with the new setup
+                        if isinstance(feed, SeekableFeed):
+                            seek = self._frame_index  # redraw the paused frame through the new pipeline
                 if seek is not None and isinstance(feed, SeekableFeed):
                     self._seek(feed, seek)
                     anchor = None
@@ -416,6 +419,30 @@ class LiveLoop:
         finally:
             if feed is not None:
                 _close(feed)
+
+    def _rebuild_pipeline(self) -> bool:
+        """A fresh pipeline for the changed setup that carries on the running game (session/carry.py); when it
+        cannot, the game starts afresh and the event log says why. True when a game was carried."""
+        old = self._pipeline
+        self._pipeline = self._make_pipeline()
+        why = carry_game(old, self._pipeline)
+        if why and why != "no game was running":
+            self._moves.clear()
+            self.events.append({"type": "info", "frame": max(0, self._frame_index),
+                                "message": f"The game starts afresh: {why}."})
+        return not why
+
+    def _redraw_paused(self) -> bool:
+        """Show the paused frame again with the current pipeline's shapes (no frame is read or ruled)."""
+        base = self.latest_result
+        if base is None or not dataclasses.is_dataclass(base) or isinstance(base, type):
+            return False
+        draw = getattr(self._pipeline, "overlays_now", None)
+        overlays = tuple(draw()) if draw is not None else getattr(base, "overlays", ())
+        self._publish(dataclasses.replace(base, events=(), verdicts=(), overlays=overlays), time.perf_counter(),
+                      time.time())
+        self._encoder.flush()
+        return True
 
     def _declare_paused(self, pending: Sequence[tuple[Action, Future[list[dict[str, Any]]]]]) -> None:
         """Rule declarations while paused: at once, on the shown frame, then show that frame again with them."""

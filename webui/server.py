@@ -25,7 +25,7 @@ from calibration.errors import InputError
 from calibration.json_input import parse_json
 from rules.engine import RulesInputError, UnknownGame
 from session.paths import NoSuchSession
-from session.runtime import Runtime
+from session.runtime import GameWouldRestart, Runtime
 from session.settings import Settings
 from webui.routes import calibration as routes_calibration
 from webui.routes import downloads as routes_downloads
@@ -79,6 +79,10 @@ def create_app(settings: Settings) -> FastAPI:
     @app.exception_handler(UnknownGame)
     async def _unknown_game(request: Request, err: UnknownGame) -> JSONResponse:
         return JSONResponse({"detail": str(err)}, status_code=400)
+
+    @app.exception_handler(GameWouldRestart)
+    async def _would_restart(request: Request, err: GameWouldRestart) -> JSONResponse:
+        return JSONResponse({"detail": str(err), "restart": True}, status_code=409)
 
     @app.exception_handler(InputError)
     async def _input(request: Request, err: InputError) -> JSONResponse:

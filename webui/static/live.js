@@ -53,8 +53,13 @@ export async function startLive({ wsPath }) {
   }
   if (!setup.game) { const o = document.createElement("option"); o.value = ""; o.textContent = "(none)"; o.selected = true; select.prepend(o); }
   info.textContent = setup.roster ? `roster: ${setup.roster.units.length} units (${setup.roster.game})` : "no roster";
+  let ruled = select.value;
   select.addEventListener("change", async () => {
-    try { await api("/api/live/game", { game: select.value }); banner(""); declare.refresh(); } catch (err) { banner(err.message, "bad"); }
+    if (ruled && !confirm(`Rule ${select.options[select.selectedIndex].textContent} instead? The game in progress ends and a new one starts.`)) {
+      select.value = ruled;
+      return;
+    }
+    try { await api("/api/live/game", { game: select.value }); ruled = select.value; banner(""); declare.refresh(); } catch (err) { banner(err.message, "bad"); }
   });
 }
 

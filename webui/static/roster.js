@@ -46,9 +46,22 @@ document.getElementById("add").addEventListener("click", () => addRow());
 document.getElementById("check").addEventListener("click", async () => {
   try { show(await api("/api/roster/check", roster()), "Army is valid"); } catch (err) { msg.className = "bad"; msg.textContent = err.message; }
 });
-document.getElementById("rsave").addEventListener("click", async () => {
-  try { show(await api("/api/roster", roster(), "PUT"), "Saved"); } catch (err) { msg.className = "bad"; msg.textContent = err.message; }
-});
+// Saving keeps the running game; a roster that changes the units would start it afresh, so the server asks first
+// (409): the sentence and a button to start a new game with it.
+async function save(restart) {
+  try {
+    show(await api("/api/roster" + (restart ? "?restart=true" : ""), roster(), "PUT"), restart ? "Saved; a new game has started" : "Saved; the game goes on");
+  } catch (err) {
+    msg.className = "bad"; msg.textContent = err.message;
+    if (err.status === 409 && err.data && err.data.restart) {
+      const b = document.createElement("button");
+      b.type = "button"; b.id = "restart-save"; b.textContent = "Start a new game with this roster";
+      b.addEventListener("click", () => save(true));
+      msg.append(" ", b);
+    }
+  }
+}
+document.getElementById("rsave").addEventListener("click", () => save(false));
 
 (async () => {
   const setup = await api("/api/setup");
