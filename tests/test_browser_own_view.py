@@ -4,6 +4,7 @@ first click selects (it never becomes a target of the other page's unit)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -88,3 +89,36 @@ def test_two_players_each_see_only_their_own_selection(server: tuple[str, Any], 
     finally:
         ctx_a.close()
         ctx_b.close()
+
+
+def test_words_not_ids(server: tuple[str, Any], browser: Any) -> None:
+    """Games by their names, units by their names in the event log and the answer, to-hit as "4+" only when
+    the attack can be made."""
+    url, _app = server
+    ctx = browser.new_context(viewport={"width": 1500, "height": 950})
+    try:
+        pg = ctx.new_page()
+        pg.goto(url + "/")
+        pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+        options = pg.eval_on_selector_all("#game option", "els => els.map((e) => e.textContent)")
+        assert "Hex Skirmish" in options and "Rise of the Magni" in options and "hex_skirmish" not in options
+        assert "Valknut" in str(pg.text_content("#declare-status")) or "Loading" in str(pg.text_content("#declare-status"))
+        pg.wait_for_function("document.querySelectorAll('#events li').length > 0", timeout=20000)
+        log = str(pg.text_content("#events"))
+        assert not re.search(r"\btag 1\d\b|\btag 2\d\b|\bunit 1\d\b", log), log  # roster units 10-24 by name
+        _click_unit(pg, 13)
+        pg.wait_for_function("window.tablesight.selected === 13", timeout=10000)
+        assert "red 13 (red, tag 13)" in str(pg.text_content("#selected-text"))
+        _click_unit(pg, 22)
+        pg.wait_for_selector("#answer-table", timeout=10000)
+        answer = str(pg.text_content("#answer-table"))
+        assert "blue 22 (tag 22)" in answer and "tag 22 " not in answer.replace("(tag 22)", "")
+        assert re.search(r"To hit\d\+ on a die", answer) or "— (" in answer, answer
+        said = pg.evaluate("""async () => {
+            const m = await import('/static/table_view.js');
+            return [m.toHit({to_hit: 4, los: 'blocked', verdicts: []}), m.toHit({to_hit: 4, los: 'clear', verdicts: []}),
+                    m.toHit({to_hit: 5, los: 'partial', verdicts: [{outcome: 'illegal'}]}), m.named('Unit 13 attacks unit 99')];
+        }""")
+        assert said == ["— (no line of sight: no attack)", "4+ on a die", "— (no attack now)", "red 13 attacks unit 99"]
+    finally:
+        ctx.close()

@@ -12,7 +12,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 from starlette.concurrency import run_in_threadpool
 
-from rules.engine import Action, ActionError, Game, RulesInputError, game_names
+from rules.engine import Action, ActionError, Game, RulesInputError, find_game, game_names
 from rules.roster import Roster
 from session.ask import ask_about
 from session.drivable import LoopNotReady, PipelineLike
@@ -110,6 +110,7 @@ def setup_state(runtime: RuntimeDep) -> dict[str, Any]:
         return {
             "game": s.game,
             "games": game_names(),
+            "titles": game_titles(),
             "calibrated": cal is not None,
             "board": {"w": cal.board_in[0], "d": cal.board_in[1]} if cal is not None else None,
             "residual_in": float(cal.residual_in) if cal is not None else None,
@@ -118,9 +119,14 @@ def setup_state(runtime: RuntimeDep) -> dict[str, Any]:
         }
 
 
+def game_titles() -> dict[str, str]:
+    """Each game's name as its rule book spells it ("Hex Skirmish"), by its registry key."""
+    return {n: str(getattr(find_game(n), "title", n)) for n in game_names()}
+
+
 @router.get("/api/games")
 def games() -> dict[str, Any]:
-    return {"games": game_names()}
+    return {"games": game_names(), "titles": game_titles()}
 
 
 @router.post("/api/live/game")

@@ -1,5 +1,5 @@
 // The live table page.
-import { startTableView, eventClass } from "/static/table_view.js";
+import { startTableView, eventClass, named } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
 
 const REFRESH_MS = 2000;
@@ -46,13 +46,15 @@ export async function startLive({ wsPath }) {
   const select = document.getElementById("game");
   const info = document.getElementById("roster-info");
   const setup = await api("/api/setup");
+  const titles = setup.titles || {};
+  declare.titles(titles);
   for (const g of setup.games) {
     const o = document.createElement("option");
-    o.value = g; o.textContent = g; o.selected = g === setup.game;
+    o.value = g; o.textContent = titles[g] || g; o.selected = g === setup.game;
     select.append(o);
   }
-  if (!setup.game) { const o = document.createElement("option"); o.value = ""; o.textContent = "(none)"; o.selected = true; select.prepend(o); }
-  info.textContent = setup.roster ? `roster: ${setup.roster.units.length} units (${setup.roster.game})` : "no roster";
+  if (!setup.game) { const o = document.createElement("option"); o.value = ""; o.textContent = "(no game: measuring only)"; o.selected = true; select.prepend(o); }
+  info.textContent = setup.roster ? `Roster: ${setup.roster.units.length} units for ${titles[setup.roster.game] || setup.roster.game}` : "No roster yet";
   let ruled = select.value;
   select.addEventListener("change", async () => {
     if (ruled && !confirm(`Rule ${select.options[select.selectedIndex].textContent} instead? The game in progress ends and a new one starts.`)) {
@@ -73,9 +75,10 @@ function startDeclare() {
   const listEl = document.getElementById("declare-actions");
   const msgEl = document.getElementById("declare-msg");
   const resultEl = document.getElementById("declare-result");
-  let unit = null, busy = false, shown = "", timer = null;
+  let unit = null, busy = false, shown = "", timer = null, titles = {};
 
-  function statusText(st, game) {
+  function statusText(st, key) {
+    const game = titles[key] || key;
     if (!st) return game ? `${game}: no game state` : "No game is being ruled.";
     const parts = [game];
     if (st.phase) parts.push(`phase: ${st.phase.replace(/_/g, " ")}`);
@@ -131,7 +134,7 @@ function startDeclare() {
       const p = document.createElement("p");
       p.className = eventClass(v);
       p.dataset.rule = v.rule;
-      p.textContent = v.message;
+      p.textContent = named(v.message);
       resultEl.append(p);
     }
     resultEl.dataset.outcome = error ? "error" : out.outcome;
@@ -158,5 +161,5 @@ function startDeclare() {
 
   refresh();
   timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
-  return { refresh, frame, stop() { clearInterval(timer); } };
+  return { refresh, frame, titles(t) { titles = t; shown = ""; refresh(); }, stop() { clearInterval(timer); } };
 }

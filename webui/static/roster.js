@@ -36,15 +36,30 @@ function roster() {
   return { game: document.getElementById("rgame").value, units };
 }
 
+// The game's check of the army, in words: one line per verdict ("legal: Red's team rating is 12 of 15").
 function show(r, verb) {
-  msg.className = "ok";
-  msg.textContent = `${verb}: ${r.units} units for ${r.owners.join(" and ")}.`;
-  document.getElementById("army").textContent = JSON.stringify(r.army, null, 2);
+  const army = r.army || {};
+  msg.className = army.legal === false ? "bad" : "ok";
+  msg.textContent = `${verb}: ${r.units} units for ${r.owners.join(" and ")}` +
+    (army.legal === false ? `, but ${army.title || "the game"} does not accept the army as it is.` : ".");
+  const box = document.getElementById("army");
+  box.innerHTML = "";
+  box.hidden = !(army.verdicts || []).length;
+  for (const v of army.verdicts || []) {
+    const p = document.createElement("p");
+    p.className = v.outcome === "illegal" ? "illegal" : v.outcome === "too close to call" ? "too-close" : "legal";
+    p.textContent = `${v.outcome}: ${v.message}`;
+    box.append(p);
+  }
+}
+function fail(err) {
+  msg.className = "bad"; msg.textContent = err.message;
+  const box = document.getElementById("army"); box.innerHTML = ""; box.hidden = true;
 }
 
 document.getElementById("add").addEventListener("click", () => addRow());
 document.getElementById("check").addEventListener("click", async () => {
-  try { show(await api("/api/roster/check", roster()), "Army is valid"); } catch (err) { msg.className = "bad"; msg.textContent = err.message; }
+  try { show(await api("/api/roster/check", roster()), "The roster reads well"); } catch (err) { fail(err); }
 });
 // Saving keeps the running game; a roster that changes the units would start it afresh, so the server asks first
 // (409): the sentence and a button to start a new game with it.
@@ -52,7 +67,7 @@ async function save(restart) {
   try {
     show(await api("/api/roster" + (restart ? "?restart=true" : ""), roster(), "PUT"), restart ? "Saved; a new game has started" : "Saved; the game goes on");
   } catch (err) {
-    msg.className = "bad"; msg.textContent = err.message;
+    fail(err);
     if (err.status === 409 && err.data && err.data.restart) {
       const b = document.createElement("button");
       b.type = "button"; b.id = "restart-save"; b.textContent = "Start a new game with this roster";
@@ -66,7 +81,7 @@ document.getElementById("rsave").addEventListener("click", () => save(false));
 (async () => {
   const setup = await api("/api/setup");
   const sel = document.getElementById("rgame");
-  for (const g of setup.games) { const o = document.createElement("option"); o.value = g; o.textContent = g; sel.append(o); }
+  for (const g of setup.games) { const o = document.createElement("option"); o.value = g; o.textContent = (setup.titles || {})[g] || g; sel.append(o); }
   const r = setup.roster;
   sel.value = (r && r.game) || setup.game || setup.games[0] || "";
   for (const u of (r && r.units) || []) addRow(u);

@@ -10,11 +10,39 @@ function fmtPm(pm) {
 
 const EVENT_LIMIT = 200;
 
+// Units by tag id (name, owner): from the roster, then from every frame. Words are shown, ids only as a detail.
+const UNITS = new Map();
+export function noteUnits(list) { for (const u of list || []) if (u && u.tag !== undefined && u.name) UNITS.set(Number(u.tag), { name: u.name, owner: u.owner }); }
+api("/api/setup").then((s) => noteUnits(s.roster ? s.roster.units : [])).catch(() => {});
+
+// "Red 2" (its owner added when the name does not say it: "Sigrid (red)"); "tag 17" for a tag no roster names.
+export function nameOf(tag) {
+  const u = UNITS.get(Number(tag));
+  if (!u) return `tag ${tag}`;
+  return u.owner && !u.name.toLowerCase().includes(String(u.owner).toLowerCase()) ? `${u.name} (${u.owner})` : u.name;
+}
+
+// A game's sentence with its "unit 17" / "tag 17" replaced by the unit's name.
+export function named(text) {
+  return String(text ?? "").replace(/\b([Uu]nit|[Tt]ag) (\d+)\b/g, (m, _w, n) => (UNITS.has(Number(n)) ? nameOf(n) : m));
+}
+
 function describeEvent(e) {
-  if (e.type === "move") return `tag ${e.tag} moved ${Number(e.length_in).toFixed(2)}" ± ${fmtPm(e.pm_in)}"`;
-  if (e.type === "verdict") return `${e.event === "declared" ? "declared, " : ""}${e.outcome}: ${e.message}`;
-  if (e.message) return `${e.type}: ${e.message}`;
-  return `${e.type}${e.tag !== undefined ? " tag " + e.tag : ""}`;
+  if (e.type === "move") return `${nameOf(e.tag)} moved ${Number(e.length_in).toFixed(2)}" ± ${fmtPm(e.pm_in)}"`;
+  if (e.type === "placed") return `${nameOf(e.tag)} is on the table`;
+  if (e.type === "lost" || e.type === "removed") return `${nameOf(e.tag)} left the table`;
+  if (e.type === "verdict") return `${e.event === "declared" ? "declared, " : ""}${e.outcome}: ${named(e.message)}`;
+  if (e.message) return `${e.type}: ${named(e.message)}`;
+  return `${e.type.replace(/_/g, " ")}${e.tag !== undefined ? " " + nameOf(e.tag) : ""}`;
+}
+
+// The to-hit roll ("4+") only when the attack can be made: not without a line of sight, nor when the game says no.
+export function toHit(a) {
+  if (a.to_hit === null || a.to_hit === undefined) return "—";
+  if (a.los === "blocked") return "— (no line of sight: no attack)";
+  const no = (a.verdicts || []).find((v) => v.outcome === "illegal");
+  if (no) return "— (no attack now)";
+  return `${a.to_hit}+ on a die`;
 }
 
 export function eventClass(e) {
@@ -113,6 +141,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   connectFeed(wsPath, {
     onFrame(msg, bitmap, received) {
       msg.selected = state.selected;
+      noteUnits(msg.units);
       state.msg = msg;
       if (state.answer && state.selected !== state.answer.unit) state.answer = null;
       redraw(bitmap);
@@ -158,22 +187,22 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
         await api(selectPath, { unit, page: PAGE_ID });
         const u = (state.msg.units || []).find((x) => x.tag === unit);
         const up = u && u.z - u.base_height_in > 0.05 ? ` ${(u.z - u.base_height_in).toFixed(1)}" up${u.height_assumed ? " (height assumed from the terrain: check the roster's tag_in)" : ""}` : "";
-        text.textContent = `Selected ${u ? u.name : "tag " + unit} (tag ${unit}${u && u.owner ? ", " + u.owner : ""})${up}. Click a target.`;
+        text.textContent = `Selected ${u ? u.name : nameOf(unit)} (${u && u.owner ? u.owner + ", " : ""}tag ${unit})${up}. Click a target.`;
       } else {
         const a = await api(askPath, { unit: sel, target: unit });
         state.answer = a;
         answerEl.innerHTML = "";
         const rows = [
-          ["Target", `tag ${a.target}`],
+          ["Target", `${nameOf(a.target)} (tag ${a.target})`],
           ["Range (edge to edge)", `${a.range_in.toFixed(2)}" ± ${fmtPm(a.pm_in)}"`],
           ["Line of sight", a.los + (a.blockers.length ? ` (${a.blockers.join(", ")})` : "")],
-          ["To hit", a.to_hit === null || a.to_hit === undefined ? "—" : String(a.to_hit)],
+          ["To hit", toHit(a)],
         ];
         const dl = document.createElement("dl");
         dl.id = "answer-table";
         for (const [k, v] of rows) { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = v; dl.append(dt, dd); }
         answerEl.append(dl);
-        for (const v of a.verdicts || []) { const p = document.createElement("p"); p.className = eventClass(v); p.textContent = v.message; answerEl.append(p); }
+        for (const v of a.verdicts || []) { const p = document.createElement("p"); p.className = eventClass(v); p.textContent = named(v.message); answerEl.append(p); }
         redraw(null);
       }
     } catch (err) {
