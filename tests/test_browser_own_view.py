@@ -100,6 +100,7 @@ def test_words_not_ids(server: tuple[str, Any], browser: Any) -> None:
         pg = ctx.new_page()
         pg.goto(url + "/")
         pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+        pg.wait_for_function("document.querySelectorAll('#game option').length >= 5", timeout=10000)
         options = pg.eval_on_selector_all("#game option", "els => els.map((e) => e.textContent)")
         assert "Hex Skirmish" in options and "Rise of the Magni" in options and "hex_skirmish" not in options
         assert "Valknut" in str(pg.text_content("#declare-status")) or "Loading" in str(pg.text_content("#declare-status"))
@@ -107,7 +108,7 @@ def test_words_not_ids(server: tuple[str, Any], browser: Any) -> None:
         log = str(pg.text_content("#events"))
         assert not re.search(r"\btag 1\d\b|\btag 2\d\b|\bunit 1\d\b", log), log  # roster units 10-24 by name
         _click_unit(pg, 13)
-        pg.wait_for_function("window.tablesight.selected === 13", timeout=10000)
+        pg.wait_for_function("document.getElementById('selected-text').textContent.startsWith('Selected')", timeout=10000)
         assert "red 13 (red, tag 13)" in str(pg.text_content("#selected-text"))
         _click_unit(pg, 22)
         pg.wait_for_selector("#answer-table", timeout=10000)
@@ -120,5 +121,68 @@ def test_words_not_ids(server: tuple[str, Any], browser: Any) -> None:
                     m.toHit({to_hit: 5, los: 'partial', verdicts: [{outcome: 'illegal'}]}), m.named('Unit 13 attacks unit 99')];
         }""")
         assert said == ["— (no line of sight: no attack)", "4+ on a die", "— (no attack now)", "red 13 attacks unit 99"]
+    finally:
+        ctx.close()
+
+
+def test_layers_focus_legend_and_labels_apart(server: tuple[str, Any], browser: Any) -> None:
+    """Layers switch shapes off, the legend says what the colours mean, no two words overlap or repeat, and
+    with a unit selected the other units' rings are faint."""
+    url, _app = server
+    ctx = browser.new_context(viewport={"width": 1500, "height": 950})
+    try:
+        pg = ctx.new_page()
+        pg.goto(url + "/")
+        pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+        assert pg.eval_on_selector_all("#legend .legend-item", "els => els.length") >= 10
+        assert "1\" engagement zone" in str(pg.text_content("#legend"))
+        sections = pg.evaluate("window.tablesight.msg.image_shapes.filter((s) => s.s === 'section').length")
+        assert sections > 0
+        pg.uncheck("#layers input[data-layer='sections']")
+        pg.wait_for_function(
+            """() => { const msg = window.tablesight.msg, c = document.getElementById('camera');
+                       return Number(c.dataset.frame) === msg.frame_index
+                         && Number(c.dataset.shapes) === msg.image_shapes.filter((s) => s.s !== 'section').length; }""",
+            timeout=10000,
+        )
+        pg.check("#layers input[data-layer='sections']")
+        for canvas in ("camera", "board"):
+            boxes = pg.evaluate(f"document.getElementById('{canvas}').labelBoxes")
+            assert len(boxes) > 5
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1:]:
+                    apart = a["x1"] <= b["x0"] or a["x0"] >= b["x1"] or a["y1"] <= b["y0"] or a["y0"] >= b["y1"]
+                    assert apart, (canvas, a, b)
+        faint = pg.evaluate("""async () => {
+            const m = await import('/static/layers.js');
+            const shapes = [13, 21, 22].map((u) => ({k: 'ring', s: 'engagement', u, l: '1"', p: [], q: []}))
+              .concat([{k: 'poly', s: 'section', u: null, l: 'Section 1', p: []}]);
+            const out = m.startLayers(null, () => {}).pixel(shapes, 13);
+            return out.map((s) => [s.u, !!s.faint, s.l]);
+        }""")
+        assert faint == [[13, False, '1"'], [21, True, ""], [22, True, ""], [None, False, "Section 1"]], faint
+        pg.screenshot(path="/tmp/tablesight-browser-layers.png")
+    finally:
+        ctx.close()
+
+
+def test_an_answer_follows_its_units(server: tuple[str, Any], browser: Any) -> None:
+    """Unit 12 moves in the recording: its answer to 21 is asked again with the new range."""
+    url, _app = server
+    ctx = browser.new_context(viewport={"width": 1500, "height": 950})
+    try:
+        pg = ctx.new_page()
+        pg.goto(url + "/")
+        pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+        _click_unit(pg, 12)
+        pg.wait_for_function("window.tablesight.selected === 12", timeout=10000)
+        _click_unit(pg, 21)
+        pg.wait_for_selector("#answer-table", timeout=10000)
+        first = pg.evaluate("window.tablesight.answer.range_in")
+        pg.wait_for_function(f"window.tablesight.answer && Math.abs(window.tablesight.answer.range_in - {first}) > 1",
+                             timeout=30000)
+        text = str(pg.text_content("#answer-table"))
+        now = pg.evaluate("window.tablesight.answer.range_in")
+        assert f"{now:.2f}" in text
     finally:
         ctx.close()

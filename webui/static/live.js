@@ -3,6 +3,8 @@ import { startTableView, eventClass, named } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
 
 const REFRESH_MS = 2000;
+const GROUP_FOLD = 8;
+// A group of more declarable actions than this is folded until a unit is selected.
 const DRAWN_LIMIT = 2000;
 
 // Frames drawn, newest last, for `tablesight bench --web` (bench/web.py): [frame_index, captured_at
@@ -101,6 +103,17 @@ function startDeclare() {
       const box = document.createElement("div");
       box.className = "declare-group";
       box.dataset.kind = g.kind;
+      // a long list (a deploy phase: every unit in every place) is folded: pick by clicking a unit on the table
+      let holder = box;
+      if (g.actions.length > GROUP_FOLD && (unit === null || unit === undefined)) {
+        const fold = document.createElement("details");
+        fold.className = "declare-fold";
+        const sum = document.createElement("summary");
+        sum.textContent = `Click a unit on the table to see its own ${g.title.toLowerCase()} actions, or show all ${g.actions.length}`;
+        fold.append(sum);
+        box.append(fold);
+        holder = fold;
+      }
       for (const a of g.actions) {
         const b = document.createElement("button");
         b.type = "button";
@@ -108,7 +121,7 @@ function startDeclare() {
         b.dataset.kind = a.action.kind;
         b.disabled = busy;
         b.addEventListener("click", () => send(a.action, a.label));
-        box.append(b);
+        holder.append(b);
       }
       listEl.append(h, box);
     }

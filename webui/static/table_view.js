@@ -1,5 +1,6 @@
 import { drawCamera, drawBoard, boardView, unitAtPixel, unitAtInches } from "/static/overlay.js";
 import { connectFeed, api, banner } from "/static/feed.js";
+import { startLayers } from "/static/layers.js";
 
 /* A ± in inches: three decimals under 0.005" so a real, small ± never reads 0.00. */
 function fmtPm(pm) {
@@ -126,16 +127,20 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     return { image_shapes: (f && f.image_shapes) || [], overlays: (f && f.overlays) || [] };
   }
 
+  const layers = startLayers(document.querySelector(".views"), () => redraw(null));
+
   let lastBitmap = null;
   function redraw(bitmap) {
     if (bitmap && bitmap !== lastBitmap) { if (lastBitmap) lastBitmap.close(); lastBitmap = bitmap; }
     bitmap = bitmap || lastBitmap;
     const msg = state.msg;
+    const sel = state.selected;
     const mine = focusOf(msg);
-    const extra = [...mine.image_shapes, ...(state.answer ? state.answer.image_shapes || [] : [])];
-    drawCamera(camera, bitmap, msg, extra);
+    const extra = layers.pixel([...mine.image_shapes, ...(state.answer ? state.answer.image_shapes || [] : [])], sel);
+    drawCamera(camera, bitmap, msg, extra, { shapes: layers.pixel(msg ? msg.image_shapes : [], sel) });
     camera.dataset.focusUnits = [...new Set(mine.image_shapes.map((x) => x.u).filter((u) => u !== null && u !== undefined))].join(",");
-    drawBoard(board, msg, state.terrain, [...mine.overlays, ...(state.answer ? state.answer.overlays || [] : [])]);
+    drawBoard(board, msg, layers.terrain(state.terrain), layers.inch([...mine.overlays, ...(state.answer ? state.answer.overlays || [] : [])], sel),
+      { overlays: layers.inch(msg ? msg.overlays : [], sel), names: layers.names() });
   }
 
   connectFeed(wsPath, {
@@ -144,6 +149,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       noteUnits(msg.units);
       state.msg = msg;
       if (state.answer && state.selected !== state.answer.unit) state.answer = null;
+      if (state.answer) followAnswer(msg);
       redraw(bitmap);
       const st = msg.status || {};
       document.getElementById("fps").textContent = st.fps !== undefined ? st.fps.toFixed(1) : "–";
@@ -167,6 +173,49 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     },
   });
 
+  // An answer follows its units: asked again when either has moved more than 0.1", cleared when one left.
+  let reasking = false;
+  function followAnswer(msg) {
+    const a = state.answer;
+    const at = (tag) => (msg.units || []).find((u) => u.tag === tag);
+    const u = at(a.unit), t = at(a.target);
+    if (!u || !t) {
+      state.answer = null;
+      document.getElementById("answer").innerHTML = "";
+      document.getElementById("selected-text").textContent = `${nameOf(u ? a.target : a.unit)} left the table; the answer was cleared.`;
+      return;
+    }
+    const moved = !a.at || Math.hypot(u.x - a.at[0][0], u.y - a.at[0][1]) > 0.1 || Math.hypot(t.x - a.at[1][0], t.y - a.at[1][1]) > 0.1;
+    if (moved && !reasking && askPath) {
+      reasking = true;
+      api(askPath, { unit: a.unit, target: a.target })
+        .then((b) => { if (state.answer === a) { showAnswer(b, msg); } })
+        .catch(() => { if (state.answer === a) { state.answer = null; document.getElementById("answer").innerHTML = ""; } })
+        .finally(() => { reasking = false; });
+    }
+  }
+
+  function showAnswer(a, msg) {
+    const at = (tag) => ((msg && msg.units) || []).find((u) => u.tag === tag);
+    const u = at(a.unit), t = at(a.target);
+    a.at = u && t ? [[u.x, u.y], [t.x, t.y]] : null;
+    state.answer = a;
+    const answerEl = document.getElementById("answer");
+    answerEl.innerHTML = "";
+    const rows = [
+      ["Target", `${nameOf(a.target)} (tag ${a.target})`],
+      ["Range (edge to edge)", `${a.range_in.toFixed(2)}" ± ${fmtPm(a.pm_in)}"`],
+      ["Line of sight", a.los + (a.blockers.length ? ` (${a.blockers.join(", ")})` : "")],
+      ["To hit", toHit(a)],
+    ];
+    const dl = document.createElement("dl");
+    dl.id = "answer-table";
+    for (const [k, v] of rows) { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = v; dl.append(dt, dd); }
+    answerEl.append(dl);
+    for (const v of a.verdicts || []) { const p = document.createElement("p"); p.className = eventClass(v); p.textContent = named(v.message); answerEl.append(p); }
+    redraw(null);
+  }
+
   async function click(unit) {
     const sel = state.selected;
     const text = document.getElementById("selected-text");
@@ -189,21 +238,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
         const up = u && u.z - u.base_height_in > 0.05 ? ` ${(u.z - u.base_height_in).toFixed(1)}" up${u.height_assumed ? " (height assumed from the terrain: check the roster's tag_in)" : ""}` : "";
         text.textContent = `Selected ${u ? u.name : nameOf(unit)} (${u && u.owner ? u.owner + ", " : ""}tag ${unit})${up}. Click a target.`;
       } else {
-        const a = await api(askPath, { unit: sel, target: unit });
-        state.answer = a;
-        answerEl.innerHTML = "";
-        const rows = [
-          ["Target", `${nameOf(a.target)} (tag ${a.target})`],
-          ["Range (edge to edge)", `${a.range_in.toFixed(2)}" ± ${fmtPm(a.pm_in)}"`],
-          ["Line of sight", a.los + (a.blockers.length ? ` (${a.blockers.join(", ")})` : "")],
-          ["To hit", toHit(a)],
-        ];
-        const dl = document.createElement("dl");
-        dl.id = "answer-table";
-        for (const [k, v] of rows) { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = v; dl.append(dt, dd); }
-        answerEl.append(dl);
-        for (const v of a.verdicts || []) { const p = document.createElement("p"); p.className = eventClass(v); p.textContent = named(v.message); answerEl.append(p); }
-        redraw(null);
+        showAnswer(await api(askPath, { unit: sel, target: unit }), state.msg);
       }
     } catch (err) {
       text.textContent = err.message;
