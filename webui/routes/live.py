@@ -220,7 +220,8 @@ async def live_declare(request: Request, runtime: RuntimeDep) -> dict[str, Any] 
     """Rule a declared action {"action": {"kind", "unit", "params"}}; the verdicts also go to the event log."""
     body = await json_body(request, "The declaration")
     if not isinstance(body, dict) or "action" not in body:
-        raise ActionError('A declaration is {"action": {"kind": ..., "unit": ..., "params": {...}}}; send that.')
+        raise ActionError("A declaration names one action (its kind, its unit and its details); pick one of the "
+                          "actions the page lists.")
     action = Action.from_json(body["action"])
     try:
         verdicts = await run_in_threadpool(runtime.live.declare, action)

@@ -1,5 +1,5 @@
 // The roster editor: tag id -> unit, profile, owner and base; the game checks the army.
-import { api } from "/static/feed.js";
+import { api, SERVER_DOWN } from "/static/feed.js";
 
 const body = document.querySelector("#roster-table tbody");
 const msg = document.getElementById("roster-msg");
@@ -87,3 +87,28 @@ document.getElementById("rsave").addEventListener("click", () => save(false));
   for (const u of (r && r.units) || []) addRow(u);
   if (!r) addRow();
 })();
+
+// The printables: downloaded by the page, so that a wrong size is a sentence under the form, not a page of JSON.
+for (const form of document.querySelectorAll("form.printable")) {
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const err = form.querySelector(".form-error");
+    err.textContent = "";
+    const params = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) if (String(v).trim() !== "") params.append(k, String(v).trim());
+    let res;
+    try { res = await fetch(`${form.getAttribute("action")}?${params}`); } catch (e) { err.textContent = SERVER_DOWN; return; }
+    if (!res.ok) {
+      const data = await res.json().catch(() => ({}));
+      err.textContent = typeof data.detail === "string" ? data.detail : `The server could not make the PDF (status ${res.status}); check the fields.`;
+      return;
+    }
+    const blob = await res.blob();
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = (res.headers.get("Content-Disposition") || "").match(/filename="([^"]+)"/)?.[1] || "tablesight.pdf";
+    document.body.append(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    form.dataset.downloaded = a.download;
+  });
+}

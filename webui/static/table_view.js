@@ -10,6 +10,8 @@ function fmtPm(pm) {
 // The camera canvas, the board canvas, the side panel and the clicks: shared by the live and replay pages.
 
 const EVENT_LIMIT = 200;
+const GONE_FRAMES = 20;
+// Frames in a row without a unit before its answer is cleared (it left the table).
 
 // Units by tag id (name, owner): from the roster, then from every frame. Words are shown, ids only as a detail.
 const UNITS = new Map();
@@ -179,6 +181,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     const a = state.answer;
     const at = (tag) => (msg.units || []).find((u) => u.tag === tag);
     const u = at(a.unit), t = at(a.target);
+    a.missing = !u || !t ? (a.missing || 0) + 1 : 0;
+    if (a.missing > 0 && a.missing < GONE_FRAMES) return;  // a tag unseen for a moment (a hand, a figure) is not gone
     if (!u || !t) {
       state.answer = null;
       document.getElementById("answer").innerHTML = "";
