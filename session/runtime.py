@@ -23,7 +23,7 @@ from session.carry import restart_reason
 from session.drivable import DetectOnly, Feed, PipelineLike
 from session.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
 from session.live_loop import LiveLoop
-from session.paths import SAMPLE_SESSION_DIR, SESSION_NAME_RE, confined_session
+from session.paths import SAMPLE_SESSION_DIR, SAMPLES_DIR, SESSION_NAME_RE, NoSuchSession, confined_session
 from session.pipeline import Pipeline
 from session.recording import LiveRecording
 from session.replay import session_plan
@@ -289,9 +289,21 @@ class Runtime:
 
     # ---- replays ----
 
+    def session_path(self, name: str) -> Path:
+        """Session `name`'s folder: in the sessions folder, else a bundled sample of that name."""
+        try:
+            return confined_session(self.sessions_dir, name)
+        except NoSuchSession:
+            if SAMPLES_DIR.is_dir():
+                try:
+                    return confined_session(SAMPLES_DIR, name)
+                except NoSuchSession:
+                    pass
+            raise
+
     def replay(self, name: str) -> tuple[LiveLoop, TableSetup]:
         """The replay loop of session `name` (opened, paused on its first frame, if it was not open)."""
-        path = confined_session(self.sessions_dir, name)
+        path = self.session_path(name)
         with self._replay_lock:
             if name in self._replays:
                 self._replays.move_to_end(name)
@@ -341,6 +353,16 @@ class Runtime:
             return with_session_plan(setup, path)
         except (InputError, RulesInputError) as err:
             raise SetupError(f"Session {path.name} has a setup file that cannot be used: {err}") from None
+
+
+def listed_sessions(sessions_dir: Path) -> list[dict[str, Any]]:
+    """The sessions folder's sessions, newest first, then the bundled samples not shadowed by one of them
+    (each marked "sample": True)."""
+    own = session_summaries(sessions_dir)
+    names = {s["name"] for s in own}
+    samples = [] if sessions_dir.resolve() == SAMPLES_DIR.resolve() else session_summaries(SAMPLES_DIR)
+    return own + [{**s, "sample": True} for s in sorted(samples, key=lambda s: s["name"])
+                  if s["name"] not in names and "error" not in s]
 
 
 def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:

@@ -67,7 +67,7 @@ export function startLayers(container, onChange) {
     const legend = document.createElement("details");
     legend.className = "legend";
     legend.id = "legend";
-    legend.open = true;
+    legend.open = window.innerWidth > 700;  // folded on a phone, where the picture comes first
     const sum = document.createElement("summary");
     sum.textContent = "Legend";
     legend.append(sum);

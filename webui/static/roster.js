@@ -5,12 +5,15 @@ const body = document.querySelector("#roster-table tbody");
 const msg = document.getElementById("roster-msg");
 const COLS = [["tag", "number"], ["name", "text"], ["profile", "text"], ["owner", "text"], ["base_mm", "number"], ["base_height_in", "number"]];
 
+const LABELS = { tag: "Tag", name: "Name", profile: "Profile", owner: "Owner", base_mm: "Base (mm)", base_height_in: "Base height (in)" };
+
 function addRow(u = {}) {
   const tr = document.createElement("tr");
   for (const [key, type] of COLS) {
     const td = document.createElement("td");
+    td.dataset.label = LABELS[key] || key;
     const input = document.createElement("input");
-    input.type = type; input.dataset.key = key; input.value = u[key] ?? (key === "base_mm" ? 32 : key === "base_height_in" ? 0.125 : "");
+    input.type = type; input.dataset.key = key; input.setAttribute("aria-label", LABELS[key] || key); input.value = u[key] ?? (key === "base_mm" ? 32 : key === "base_height_in" ? 0.125 : "");
     if (type === "number") input.step = "any";
     td.append(input); tr.append(td);
   }
