@@ -127,3 +127,27 @@ def test_help_is_linked_from_every_page(server: tuple[str, Any], page: Any, path
     text = str(page.text_content("main"))
     for words in ("Print", "anchor", "topper", "never seen", "camera", "Calibrate", "Play"):
         assert words in text, words
+
+
+def test_loading_a_roster_file_for_another_game(server: tuple[str, Any], page: Any, tmp_path: Any) -> None:
+    """A Rise of the Magni roster file loaded in the browser: its units and its own keys (the board, the
+    ratings) fill the page, the game checks it, and a file that is not a roster is one sentence."""
+    import json
+    from pathlib import Path
+
+    url, _app = server
+    example = Path(__file__).resolve().parent.parent / "examples" / "rosters" / "magni.json"
+    obj = json.loads(example.read_text())
+    page.goto(url + "/roster")
+    page.wait_for_function("document.querySelectorAll('#roster-table tbody tr').length >= 10", timeout=10000)
+    page.set_input_files("#rfile", str(example))
+    page.wait_for_function("document.getElementById('roster-msg').textContent.startsWith('Loaded magni.json')",
+                           timeout=10000)
+    assert page.input_value("#rgame") == "magni"
+    assert page.eval_on_selector_all("#roster-table tbody tr", "els => els.length") == len(obj["units"])
+    bad = tmp_path / "notes.json"
+    bad.write_text("{ not json")
+    page.set_input_files("#rfile", str(bad))
+    page.wait_for_function("document.getElementById('roster-msg').textContent.includes('not a roster file')",
+                           timeout=10000)
+    assert page.get_attribute("#roster-msg", "class") == "bad"

@@ -36,8 +36,37 @@ function roster() {
     }
     return u;
   });
-  return { game: document.getElementById("rgame").value, units };
+  return { ...extra, game: document.getElementById("rgame").value, units };
 }
+
+// The roster file's other top-level keys (a game's cards, board, players, limits), kept as loaded and saved back.
+let extra = {};
+function load(r) {
+  extra = Object.fromEntries(Object.entries(r || {}).filter(([k]) => k !== "game" && k !== "units"));
+  body.innerHTML = "";
+  const sel = document.getElementById("rgame");
+  if (r && r.game && [...sel.options].some((o) => o.value === String(r.game).toLowerCase())) sel.value = String(r.game).toLowerCase();
+  for (const u of (r && r.units) || []) addRow(u);
+  if (!r || !(r.units || []).length) addRow();
+}
+
+// Load a roster file from this computer: read here, shown in the table, checked by the game, saved with Save.
+document.getElementById("rfile").addEventListener("change", async (ev) => {
+  const file = ev.target.files[0];
+  ev.target.value = "";
+  if (!file) return;
+  let obj;
+  try { obj = JSON.parse(await file.text()); } catch (e) {
+    fail(new Error(`${file.name} is not a roster file: it is not readable JSON. Choose the roster.json you saved or downloaded.`));
+    return;
+  }
+  if (!obj || typeof obj !== "object" || !Array.isArray(obj.units)) {
+    fail(new Error(`${file.name} is not a roster file: it has no list of units. Choose the roster.json you saved or downloaded.`));
+    return;
+  }
+  load(obj);
+  try { show(await api("/api/roster/check", roster()), `Loaded ${file.name}; the roster reads well`); } catch (err) { fail(err); }
+});
 
 // The game's check of the army, in words: one line per verdict ("legal: Red's team rating is 12 of 15").
 function show(r, verb) {
@@ -87,8 +116,7 @@ document.getElementById("rsave").addEventListener("click", () => save(false));
   for (const g of setup.games) { const o = document.createElement("option"); o.value = g; o.textContent = (setup.titles || {})[g] || g; sel.append(o); }
   const r = setup.roster;
   sel.value = (r && r.game) || setup.game || setup.games[0] || "";
-  for (const u of (r && r.units) || []) addRow(u);
-  if (!r) addRow();
+  load(r);
 })();
 
 // The printables: downloaded by the page, so that a wrong size is a sentence under the form, not a page of JSON.
