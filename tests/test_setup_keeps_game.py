@@ -21,7 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from session.settings import Settings
-from tests.webui_server import session_settings
+from tests.webui_server import LocalClient, session_settings
 from tests.webui_session import make_session
 from webui.server import create_app
 
@@ -48,7 +48,7 @@ def _paused_at_0(app: Any) -> Any:
 @pytest.fixture
 def client(sessions_root: Path, tmp_path: Path) -> Iterator[TestClient]:
     settings = session_settings(sessions_root / "table1", sessions_root, tmp_path / "setup", game="valknut")
-    with TestClient(create_app(settings)) as c:
+    with LocalClient(create_app(settings)) as c:
         _paused_at_0(c.app)
         yield c
 
@@ -143,7 +143,7 @@ def test_a_roster_that_changes_the_units_asks_first(client: TestClient) -> None:
 
 def test_a_declaration_on_the_scripted_sample_is_not_kept(tmp_path: Path) -> None:
     settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
-    with TestClient(create_app(settings)) as c:
+    with LocalClient(create_app(settings)) as c:
         loop = _paused_at_0(c.app)
         pipe = loop.pipeline
         assert pipe.declarations, "the bundled sample carries its own script"
@@ -159,13 +159,13 @@ def test_a_declaration_on_the_scripted_sample_is_not_kept(tmp_path: Path) -> Non
 
 def test_the_samples_edited_terrain_survives_a_restart(tmp_path: Path) -> None:
     settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
-    with TestClient(create_app(settings)) as c:
+    with LocalClient(create_app(settings)) as c:
         assert c.app.state.runtime.live.wait_for_frame(20)  # type: ignore[attr-defined]
         terrain = c.get("/api/terrain").json()
         terrain["pieces"].append({"name": "south hill", "kind": ["elevated"], "height_in": 2.0,
                                   "polygon": [[1, 1], [4, 1], [4, 3], [1, 3]]})
         assert c.put("/api/terrain", json=terrain).status_code == 200
-    with TestClient(create_app(settings)) as c:
+    with LocalClient(create_app(settings)) as c:
         names = [p["name"] for p in c.get("/api/terrain").json()["pieces"]]
         assert "south hill" in names and len(names) == len(terrain["pieces"])
     # another source does not take the sample's terrain
