@@ -239,8 +239,7 @@ def build_frame_message(
     result: FrameLike,
     *,
     roster: Roster | None,
-    selected: int | None = None,
-    selected_overlays: Sequence[Mapping[str, Any]] = (),
+    focus: Mapping[int, Sequence[Mapping[str, Any]]] | None = None,
     moves: Sequence[Mapping[str, Any]] = (),
     events: Sequence[Mapping[str, Any]] = (),
     verdicts: Sequence[Mapping[str, Any]] = (),
@@ -249,8 +248,6 @@ def build_frame_message(
     colours = owner_colours(roster)
     units = unit_list(result.fixes, roster, colours)
     overlays = [round_overlay(o) for o in result.overlays]
-    overlays += [round_overlay(o) for o in selected_overlays]
-    overlays += selection_rings(selected, units, overlays)
     overlays += move_trail_overlays(m for m in moves if not _game_draws_trail(overlays, m.get("tag")))
     tags = result.tags
     cal = result.calibration
@@ -272,7 +269,9 @@ def build_frame_message(
         "tags": [{"id": int(t.id), "anchor": int(t.id) in anchors} for t in tags],
         "units": units,
         "owners": colours,
-        "selected": selected,
+        "selected": None,
+        "focus": focus_message({u: [round_overlay(o) for o in ovs] for u, ovs in (focus or {}).items()},
+                               units, cal.table_to_image if cal is not None else None, anchors, overlays),
         "pipeline_status": "",
         "overlays": overlays,
         "image_shapes": shapes,
@@ -282,18 +281,44 @@ def build_frame_message(
     }
 
 
-def selection_rings(
-    selected: int | None, units: Sequence[Mapping[str, Any]], overlays: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+def selection_rings(unit: int, units: Sequence[Mapping[str, Any]], overlays: Sequence[Mapping[str, Any]]
+                    ) -> list[dict[str, Any]]:
     """The selected unit's 1" engagement ring (DESIGN.md: within 1" edge to edge), unless the game drew one."""
-    if selected is None or any(o.get("unit") == selected and o.get("style") == "engagement" for o in overlays):
+    if any(o.get("unit") == unit and o.get("style") == "engagement" for o in overlays):
         return []
     for u in units:
-        if u["tag"] == selected:
+        if u["tag"] == unit:
             r = float(u["radius_in"])
             return [{"shape": "ring", "points": [[u["x"], u["y"]]], "style": "engagement", "radius": r + 1.0,
-                     "inner": r, "label": '1"', "unit": selected, "owner": u["owner"]}]
+                     "inner": r, "label": '1"', "unit": unit, "owner": u["owner"]}]
     return []
+
+
+def _key(o: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (o.get("style"), o.get("shape"), o.get("label"), o.get("unit"), repr(o.get("points")))
+
+
+def focus_message(
+    rings_of: Mapping[int, Sequence[Mapping[str, Any]]],
+    units: Sequence[Mapping[str, Any]],
+    project: Any,
+    anchors: set[int],
+    shown: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, dict[str, Any]]:
+    """{str(tag): {"overlays": inch shapes, "image_shapes": pixel shapes}} for every unit some page selected
+    (session/focus.py), on the table; only what the selection adds (the game's shapes already in `shown`, the
+    frame's own, are not repeated). Each page draws only its own unit's."""
+    out: dict[str, dict[str, Any]] = {}
+    on_table = {int(u["tag"]) for u in units}
+    seen = {_key(o) for o in shown}
+    for unit, rings in rings_of.items():
+        if unit not in on_table:
+            continue
+        overlays = [dict(o) for o in rings if _key(o) not in seen] + selection_rings(unit, units, rings)
+        shapes = ([s for s in image_shapes(project, (), units, overlays, (), anchors) if s.get("s") != "base"]
+                  if project is not None else [])
+        out[str(unit)] = {"overlays": overlays, "image_shapes": shapes}
+    return out
 
 
 def _game_draws_trail(overlays: Sequence[Mapping[str, Any]], tag: Any) -> bool:

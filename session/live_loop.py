@@ -27,6 +27,7 @@ from calibration.errors import InputError
 from rules.engine import Action, ActionError, RulesInputError
 from rules.roster import Roster
 from session.broadcast import Broadcast
+from session.carry import carry_game
 from session.drivable import (
     AtEnd,
     Feed,
@@ -37,6 +38,7 @@ from session.drivable import (
     PipelineLike,
     SeekableFeed,
 )
+from session.focus import Focus
 from session.frame_message import build_frame_message
 from session.frame_publisher import FramePublisher
 from session.overrule import correction_of, overrule_key
@@ -124,7 +126,8 @@ class LiveLoop:
         self._speed = 1.0
         self._seek_to: int | None = None
         self._rebuild = False
-        self._selected: int | None = None
+        self.focus = Focus()
+        """Which unit each open page has selected (its own view: see session/focus.py)."""
         self._status = "starting"
         self._message = "Opening the source."
         self._fps = 0.0
@@ -196,16 +199,16 @@ class LiveLoop:
             self._seek_to = int(frame_index)
             self._cond.notify_all()
 
-    def select(self, unit: int | None) -> None:
+    def select(self, unit: int | None, page: str = "") -> None:
+        """Page `page` selected `unit` (None: nothing); only that page draws the unit's rings."""
+        self.focus.select(page, unit)
         with self._cond:
-            self._selected = unit
             if not self._playing:
                 self._step += 1  # redraw the paused frame with the new selection
             self._cond.notify_all()
 
-    @property
-    def selected(self) -> int | None:
-        return self._selected
+    def selected(self, page: str = "") -> int | None:
+        return self.focus.of(page)
 
     def rebuild(self) -> None:
         """Make a fresh pipeline before the next frame (game, roster, terrain or calibration changed)."""
@@ -336,10 +339,12 @@ class LiveLoop:
                     self._declare_paused(pending)
                     continue
                 if rebuild:
-                    self._pipeline = self._make_pipeline()
-                    self._moves.clear()
-                    if not self._playing and self._frame_index >= 0 and isinstance(feed, SeekableFeed):
-                        seek = self._frame_index  # redraw the paused frame through the new pipeline
+                    carried = self._rebuild_pipeline()
+                    if not self._playing and self._frame_index >= 0:
+                        if carried and self._redraw_paused():
+                            continue  # the game goes on: the shown frame is drawn again with the new setup
+                        if isinstance(feed, SeekableFeed):
+                            seek = self._frame_index  # redraw the paused frame through the new pipeline
                 if seek is not None and isinstance(feed, SeekableFeed):
                     self._seek(feed, seek)
                     anchor = None
@@ -414,6 +419,30 @@ class LiveLoop:
         finally:
             if feed is not None:
                 _close(feed)
+
+    def _rebuild_pipeline(self) -> bool:
+        """A fresh pipeline for the changed setup that carries on the running game (session/carry.py); when it
+        cannot, the game starts afresh and the event log says why. True when a game was carried."""
+        old = self._pipeline
+        self._pipeline = self._make_pipeline()
+        why = carry_game(old, self._pipeline)
+        if why and why != "no game was running":
+            self._moves.clear()
+            self.events.append({"type": "info", "frame": max(0, self._frame_index),
+                                "message": f"The game starts afresh: {why}."})
+        return not why
+
+    def _redraw_paused(self) -> bool:
+        """Show the paused frame again with the current pipeline's shapes (no frame is read or ruled)."""
+        base = self.latest_result
+        if base is None or not dataclasses.is_dataclass(base) or isinstance(base, type):
+            return False
+        draw = getattr(self._pipeline, "overlays_now", None)
+        overlays = tuple(draw()) if draw is not None else getattr(base, "overlays", ())
+        self._publish(dataclasses.replace(base, events=(), verdicts=(), overlays=overlays), time.perf_counter(),
+                      time.time())
+        self._encoder.flush()
+        return True
 
     def _declare_paused(self, pending: Sequence[tuple[Action, Future[list[dict[str, Any]]]]]) -> None:
         """Rule declarations while paused: at once, on the shown frame, then show that frame again with them."""
@@ -509,8 +538,7 @@ class LiveLoop:
         message = build_frame_message(
             result,
             roster=roster,
-            selected=self._selected,
-            selected_overlays=self._selected_overlays(result),
+            focus={u: self._selected_overlays(u) for u in self.focus.units()},
             moves=list(self._moves.values()),
             events=events,
             verdicts=verdicts,
@@ -532,12 +560,12 @@ class LiveLoop:
         # a paused frame stays on show: it gets its picture even with nobody watching yet
         self._encoder.submit(message, result.image, started, picture=not self._playing)
 
-    def _selected_overlays(self, result: FrameLike) -> list[dict[str, Any]]:
-        """The selected unit's rings and bands, asked of the pipeline's game (empty with nothing selected)."""
-        if self._selected is None or self._pipeline is None:
+    def _selected_overlays(self, unit: int) -> list[dict[str, Any]]:
+        """A selected unit's rings and bands, asked of the pipeline's game."""
+        if self._pipeline is None:
             return []
         try:
-            return [o if isinstance(o, dict) else o.to_json() for o in self._pipeline.overlays_for(self._selected)]
+            return [o if isinstance(o, dict) else o.to_json() for o in self._pipeline.overlays_for(unit)]
         except InputError:
             return []
 

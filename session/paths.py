@@ -18,6 +18,9 @@ SAMPLE_FRAMES_DIR = Path(str(resources.files("sample_frames")))
 SAMPLE_SESSION_DIR = SAMPLE_FRAMES_DIR / "valknut_skirmish"
 """The bundled sample session `tablesight serve` plays with no source given."""
 
+SAMPLES_DIR = SAMPLE_FRAMES_DIR
+"""The bundled sample sessions: offered on the replay page beside the sessions folder's own."""
+
 SESSION_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 
 

@@ -253,9 +253,16 @@ class Pipeline:
         return self.game.camera_action(self.state, tag, event.kind, event.to_in, event.from_in, positions=before,
                                        measured=measured)
 
-    def declare(self, action: Action) -> list[dict[str, Any]]:
-        """Rule on an action a player declared (in the UI or in a recorded session's declarations); an overrule
-        or a position correction (session/overrule.py) is Tablesight's own and never reaches the game."""
+    def declare(self, action: Action, scripted: bool = False) -> list[dict[str, Any]]:
+        """Rule on an action a player declared (in the UI, or `scripted`: a recorded session's declarations); an
+        overrule or a position correction (session/overrule.py) is Tablesight's own and never reaches the game.
+        While a recorded session plays its own script (the sample), a player's action is ruled but not kept, so
+        that the script's later actions stay legal."""
+        if self.declarations and not scripted and action.kind not in OVERRULE_KINDS:
+            out = self._apply(action, dict(self.positions), dry=True)
+            return [*out, {"rule": "tablesight.script", "outcome": Outcome.INFO.value, "unit": action.unit,
+                           "numbers": {}, "message": "This recorded session plays its own script, so the action was "
+                           "ruled but not kept: the recording goes on as it was played."}]
         if action.kind in OVERRULE_KINDS:
             try:
                 out = self._overrule(action) if action.kind == "overrule" else self._correct(action)
@@ -411,7 +418,10 @@ class Pipeline:
         t3 = time.perf_counter()
         verdicts = self._rule_all(events, before, int(frame.index))
         self.positions = self._placements()
-        for action in (*self.declarations.get(int(frame.index), ()), *declared):
+        for action, scripted in ((a, True) for a in self.declarations.get(int(frame.index), ())):
+            for v in self.declare(action, scripted):
+                verdicts.append({**v, "frame": int(frame.index), "event": "declared", "action": action.to_json()})
+        for action in declared:
             for v in self.declare(action):
                 verdicts.append({**v, "frame": int(frame.index), "event": "declared", "action": action.to_json()})
         self.overrules.remember(int(frame.index), verdicts)

@@ -19,10 +19,11 @@ from calibration.table import load_calibration
 from rules.engine import RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
+from session.carry import restart_reason
 from session.drivable import DetectOnly, Feed, PipelineLike
 from session.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
 from session.live_loop import LiveLoop
-from session.paths import SAMPLE_SESSION_DIR, SESSION_NAME_RE, confined_session
+from session.paths import SAMPLE_SESSION_DIR, SAMPLES_DIR, SESSION_NAME_RE, NoSuchSession, confined_session
 from session.pipeline import Pipeline
 from session.recording import LiveRecording
 from session.replay import session_plan
@@ -46,6 +47,10 @@ MAX_OPEN_REPLAYS = 2
 
 class SetupError(InputError):
     """A setup file (calibration, roster, terrain) or a source that cannot be used."""
+
+
+class GameWouldRestart(InputError):
+    """A setup change that would start the running game afresh, sent without the players' consent."""
 
 
 def with_session_plan(setup: TableSetup, session_dir: Path | None) -> TableSetup:
@@ -168,12 +173,18 @@ class Runtime:
         s = self.settings
         session = self.live_source if self.live_source is not None and self.live_source.is_dir() else None
 
+        saved_for = self._saved_for()
+
         def pick(flag: Path | None, name: str) -> Path | None:
+            """The flag's file, else one saved in the browser for this very source (e.g. the sample's terrain,
+            edited), else the recorded session's own, else one saved in the browser for any source."""
+            saved = self.setup_dir / name
             if flag is not None:
                 return flag
+            if session is not None and saved.is_file() and saved_for.get(name) == self._source_key():
+                return saved
             if session is not None and (session / name).is_file():
                 return session / name
-            saved = self.setup_dir / name
             return saved if saved.is_file() else None
 
         setup = load_setup_files(
@@ -182,6 +193,12 @@ class Runtime:
             pick(s.terrain_file, "terrain.json"),
             s.game,
         )
+        roster_file = pick(s.roster_file, "roster.json")
+        if session is not None and roster_file is not None and (session / "roster.json").is_file() and \
+                roster_file != session / "roster.json":
+            own = parse_roster(read_json_file(session / "roster.json", "roster"))
+            if restart_reason(own, setup.roster):
+                return setup  # the session's script was for its own units, not for the roster saved since
         return with_session_plan(setup, session)
 
     def _open_live_feed(self) -> Feed:
@@ -196,11 +213,29 @@ class Runtime:
 
     # ---- changes from the browser ----
 
-    def save_setup_file(self, name: str, obj: Any) -> None:
+    SAVED_FOR = "saved_for.json"
+    """In the setup folder: for which source each file was saved ({"terrain.json": source}), so that the
+    sample's (or a replayed session's) edited terrain, roster or calibration is used again after a restart."""
+
+    def _source_key(self) -> str:
+        return str(self.live_source.resolve()) if self.live_source is not None else "camera"
+
+    def _saved_for(self) -> dict[str, str]:
+        try:
+            obj = json.loads((self.setup_dir / self.SAVED_FOR).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in obj.items()} if isinstance(obj, dict) else {}
+
+    def _write(self, name: str, obj: Any) -> None:
         self.setup_dir.mkdir(parents=True, exist_ok=True)
         tmp = self.setup_dir / (name + ".tmp")
         tmp.write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
         tmp.replace(self.setup_dir / name)
+
+    def save_setup_file(self, name: str, obj: Any) -> None:
+        self._write(name, obj)
+        self._write(self.SAVED_FOR, {**self._saved_for(), name: self._source_key()})
 
     def set_terrain(self, obj: Any) -> tuple[TerrainPiece, ...]:
         pieces = parse_terrain(obj)
@@ -211,23 +246,37 @@ class Runtime:
         self.live.rebuild()
         return pieces
 
-    def set_roster(self, obj: Any) -> Roster:
+    def game_running(self) -> bool:
+        """Whether the live table is ruling a game now (a change that cannot carry it would start it afresh)."""
+        return getattr(self.live.pipeline, "state", None) is not None
+
+    def set_roster(self, obj: Any, restart: bool = False) -> Roster:
+        """Save and use a roster. A rename (or any change the game does not rule on) keeps the running game; one
+        that changes the units would start it afresh, so it is refused with a sentence unless `restart`."""
         roster = parse_roster(obj)
         game = find_game(roster.game)
         check_tags_apart(roster, self.setup.terrain)
         with self.setup.lock:
+            why = restart_reason(self.setup.roster, roster) if self.setup.roster is not None else ""
+        if why and not restart and self.game_running():
+            raise GameWouldRestart(f"Saving this roster starts the game in progress afresh, because {why}; "
+                                   "tick \"start a new game\" and save again, or keep the units as they are.")
+        with self.setup.lock:
             self.setup.roster = roster
             self.setup.game = game.name
-            self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its roster
+            if why:
+                self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its roster
         self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
         self.live.rebuild()
         return roster
 
     def set_game(self, name: str) -> str:
+        """Rule game `name`; choosing the game already ruled changes nothing (the game goes on)."""
         game = find_game(name)
         with self.setup.lock:
-            if self.setup.game != game.name:
-                self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its game
+            if self.setup.game == game.name:
+                return game.name
+            self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its game
             self.setup.game = game.name
         self.live.rebuild()
         return game.name
@@ -240,9 +289,21 @@ class Runtime:
 
     # ---- replays ----
 
+    def session_path(self, name: str) -> Path:
+        """Session `name`'s folder: in the sessions folder, else a bundled sample of that name."""
+        try:
+            return confined_session(self.sessions_dir, name)
+        except NoSuchSession:
+            if SAMPLES_DIR.is_dir():
+                try:
+                    return confined_session(SAMPLES_DIR, name)
+                except NoSuchSession:
+                    pass
+            raise
+
     def replay(self, name: str) -> tuple[LiveLoop, TableSetup]:
         """The replay loop of session `name` (opened, paused on its first frame, if it was not open)."""
-        path = confined_session(self.sessions_dir, name)
+        path = self.session_path(name)
         with self._replay_lock:
             if name in self._replays:
                 self._replays.move_to_end(name)
@@ -292,6 +353,16 @@ class Runtime:
             return with_session_plan(setup, path)
         except (InputError, RulesInputError) as err:
             raise SetupError(f"Session {path.name} has a setup file that cannot be used: {err}") from None
+
+
+def listed_sessions(sessions_dir: Path) -> list[dict[str, Any]]:
+    """The sessions folder's sessions, newest first, then the bundled samples not shadowed by one of them
+    (each marked "sample": True)."""
+    own = session_summaries(sessions_dir)
+    names = {s["name"] for s in own}
+    samples = [] if sessions_dir.resolve() == SAMPLES_DIR.resolve() else session_summaries(SAMPLES_DIR)
+    return own + [{**s, "sample": True} for s in sorted(samples, key=lambda s: s["name"])
+                  if s["name"] not in names and "error" not in s]
 
 
 def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:

@@ -54,7 +54,7 @@ def test_clicking_a_declared_action_shows_its_verdict(server: tuple[str, Any], p
     page.goto(url + "/")
     page.wait_for_function("document.getElementById('declare-actions').dataset.count === '3'", timeout=20000)
     status = page.text_content("#declare-status")
-    assert "valknut" in status and "phase: stockpiles" in status and "to act" in status
+    assert "Valknut: Skirmish Game" in status and "phase: stockpiles" in status and "to act" in status
     # the panel sits in the side panel, under the selection
     assert page.evaluate("document.getElementById('declare').parentElement.tagName") == "ASIDE"
     buttons = page.locator("#declare-actions button[data-kind='place_stockpile']")

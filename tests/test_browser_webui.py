@@ -114,12 +114,12 @@ def test_selecting_a_unit_shows_its_rings_and_a_target_gives_range(server: tuple
     url, _app = server
     page.goto(url + "/")
     _wait_drawn(page)
-    before = page.evaluate("window.tablesight.msg.image_shapes.filter((s) => s.u === 13).length")
     x, y = _unit_centre_css(page, "camera", 13)
     page.mouse.click(x, y)
     page.wait_for_function("window.tablesight.msg && window.tablesight.msg.selected === 13", timeout=10000)
     page.wait_for_function(
-        f"window.tablesight.msg.image_shapes.filter((s) => s.u === 13).length > {before}", timeout=10000
+        "((window.tablesight.msg.focus || {})['13'] || {image_shapes: []}).image_shapes.some((s) => s.u === 13)",
+        timeout=10000,
     )
     assert "Selected" in page.text_content("#selected-text")
     text = _target_21_range(page)

@@ -180,7 +180,7 @@ def test_live_page_overrules_a_verdict(server: str) -> None:
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(server + "/")
-        item = page.locator("#events li.illegal", has_text="Unit 13 moved").first
+        item = page.locator("#events li.illegal", has_text="Red 4 moved").first
         item.wait_for(timeout=20000)
         item.locator("button.overrule-open").click()
         form = item.locator("form.overrule")

@@ -132,7 +132,7 @@ def test_without_setup_the_move_is_ruled_out_of_phase(client: TestClient) -> Non
     ("body", "words"),
     [
         (b"{not json", "not valid JSON"),
-        (b'{"unit": 12}', '{"action"'),
+        (b'{"unit": 12}', 'names one action'),
         (b'{"action": {"unit": 12}}', '"kind"'),
         (b'{"action": {"kind": "fly", "unit": 12}}', 'no action "fly"'),
         (b'{"action": {"kind": "place_stockpile", "params": {"at": "middle"}}}', '"at"'),

@@ -25,16 +25,18 @@ from calibration.errors import InputError
 from calibration.json_input import parse_json
 from rules.engine import RulesInputError, UnknownGame
 from session.paths import NoSuchSession
-from session.runtime import Runtime
+from session.runtime import GameWouldRestart, Runtime
 from session.settings import Settings
 from webui.routes import calibration as routes_calibration
 from webui.routes import downloads as routes_downloads
+from webui.routes import help as routes_help
 from webui.routes import live as routes_live
 from webui.routes import overlay as routes_overlay
 from webui.routes import replay as routes_replay
 from webui.routes import roster as routes_roster
 from webui.routes import terrain as routes_terrain
 from webui.security import FORM_OVERHEAD_BYTES, BodyLimit, SameOriginGuard, TokenGuard, allowed_hosts
+from webui.words import FIELD_WORDS, field_limits, page_words
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 UVICORN_OPTIONS: dict[str, Any] = {"ws_per_message_deflate": False, "log_level": "warning"}
@@ -50,7 +52,11 @@ def _one_sentence(err: RequestValidationError) -> str:
         return f"The request body is not valid JSON{where}; send one JSON object."
     if first.get("type") == "missing" and tuple(first.get("loc", ())) == ("body",):
         return "The request has no JSON body; send one JSON object with the fields asked for."
-    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "the request"
+    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query")]
+    if len(loc) == 1 and loc[0] in FIELD_WORDS:
+        words, value = FIELD_WORDS[loc[0]], first.get("input")
+        return f"{words[:1].upper() + words[1:]} {value!s} is not {field_limits(first)}; correct it and try again."
+    where = ".".join(loc) or "the request"
     msg = str(first.get("msg", "is not valid"))
     return f"{where}: {msg[0].lower() + msg[1:] if msg else 'is not valid'}; fix that field and send it again."
 
@@ -74,19 +80,23 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.exception_handler(NoSuchSession)
     async def _no_session(request: Request, err: NoSuchSession) -> JSONResponse:
-        return JSONResponse({"detail": str(err)}, status_code=404)
+        return JSONResponse({"detail": page_words(str(err))}, status_code=404)
 
     @app.exception_handler(UnknownGame)
     async def _unknown_game(request: Request, err: UnknownGame) -> JSONResponse:
-        return JSONResponse({"detail": str(err)}, status_code=400)
+        return JSONResponse({"detail": page_words(str(err))}, status_code=400)
+
+    @app.exception_handler(GameWouldRestart)
+    async def _would_restart(request: Request, err: GameWouldRestart) -> JSONResponse:
+        return JSONResponse({"detail": page_words(str(err)), "restart": True}, status_code=409)
 
     @app.exception_handler(InputError)
     async def _input(request: Request, err: InputError) -> JSONResponse:
-        return JSONResponse({"detail": str(err)}, status_code=400)
+        return JSONResponse({"detail": page_words(str(err))}, status_code=400)
 
     @app.exception_handler(RulesInputError)
     async def _rules_input(request: Request, err: RulesInputError) -> JSONResponse:
-        return JSONResponse({"detail": str(err)}, status_code=400)
+        return JSONResponse({"detail": page_words(str(err))}, status_code=400)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, err: StarletteHTTPException) -> Response:
@@ -111,6 +121,7 @@ def create_app(settings: Settings) -> FastAPI:
         routes_replay,
         routes_downloads,
         routes_overlay,
+        routes_help,
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -61,14 +61,15 @@ def decode_image(data: bytes, name: str) -> np.ndarray:
 
 
 def _camera_of(runtime: Any) -> CameraModel | None:
-    """The intrinsics to calibrate with: a camera measured with chessboard/ChArUco photos, if any."""
-    cal = runtime.setup.calibration
-    if cal is not None and cal.focal_source == "intrinsics":
-        return cal.camera  # type: ignore[no-any-return]
+    """The intrinsics to calibrate with: the camera measured last with chessboard/ChArUco photos (saved in the
+    setup folder by the camera step), else the one the current calibration was made with, if any."""
     path = runtime.setup_dir / "camera.json"
     if path.is_file():
 
         return load_camera(path)
+    cal = runtime.setup.calibration
+    if cal is not None and cal.focal_source == "intrinsics":
+        return cal.camera  # type: ignore[no-any-return]
     return None
 
 

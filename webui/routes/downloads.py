@@ -25,12 +25,14 @@ def tags_pdf(
     ids: str = Query("10-29", max_length=200),
     size: float = Query(0.6, gt=0.1, le=6.0),
     paper: str = Query("letter", pattern="^(letter|a4)$"),
+    base_mm: float | None = Query(None, gt=5, le=200),
 ) -> Response:
-    """A sheet of base tags (black square `size` inches), ids like 10-29 or 10,12,14-16."""
+    """A sheet of base tags (black square `size` inches), ids like 10-29 or 10,12,14-16; with `base_mm`, each
+    tag inside its base's cut circle (and refused when it does not fit the base)."""
     tag_ids = parse_ids(ids)
     if len(tag_ids) > MAX_SHEET_TAGS:
         raise HTTPException(400, f"{len(tag_ids)} tags were asked for; print at most {MAX_SHEET_TAGS} at a time.")
-    return _pdf(tag_sheet_pdf(tag_ids, size, paper=paper), f"tags-{ids}.pdf")
+    return _pdf(tag_sheet_pdf(tag_ids, size, base_mm=base_mm, paper=paper), f"tags-{ids}.pdf")
 
 
 @router.get("/download/mat.pdf")

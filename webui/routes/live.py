@@ -8,11 +8,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, WebSocket
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 from starlette.concurrency import run_in_threadpool
 
-from rules.engine import Action, ActionError, Game, RulesInputError, game_names
+from rules.engine import Action, ActionError, Game, RulesInputError, find_game, game_names
 from rules.roster import Roster
 from session.ask import ask_about
 from session.drivable import LoopNotReady, PipelineLike
@@ -38,8 +38,11 @@ TagId = Annotated[int, BeforeValidator(_not_bool)]
 
 
 class Selection(BaseModel):
+    """A page's selection: `page` is the id the page made up for itself (each tab its own view)."""
+
     model_config = ConfigDict(extra="forbid")
     unit: TagId | None = None
+    page: str = Field(default="", max_length=64)
 
 
 class Question(BaseModel):
@@ -90,7 +93,7 @@ def live_events(runtime: RuntimeDep, since: int = -1) -> dict[str, Any]:
 
 @router.post("/api/live/select")
 def live_select(choice: Selection, runtime: RuntimeDep) -> dict[str, Any]:
-    runtime.live.select(choice.unit)
+    runtime.live.select(choice.unit, choice.page)
     return {"selected": choice.unit}
 
 
@@ -107,6 +110,7 @@ def setup_state(runtime: RuntimeDep) -> dict[str, Any]:
         return {
             "game": s.game,
             "games": game_names(),
+            "titles": game_titles(),
             "calibrated": cal is not None,
             "board": {"w": cal.board_in[0], "d": cal.board_in[1]} if cal is not None else None,
             "residual_in": float(cal.residual_in) if cal is not None else None,
@@ -115,9 +119,14 @@ def setup_state(runtime: RuntimeDep) -> dict[str, Any]:
         }
 
 
+def game_titles() -> dict[str, str]:
+    """Each game's name as its rule book spells it ("Hex Skirmish"), by its registry key."""
+    return {n: str(getattr(find_game(n), "title", n)) for n in game_names()}
+
+
 @router.get("/api/games")
 def games() -> dict[str, Any]:
-    return {"games": game_names()}
+    return {"games": game_names(), "titles": game_titles()}
 
 
 @router.post("/api/live/game")
@@ -211,7 +220,8 @@ async def live_declare(request: Request, runtime: RuntimeDep) -> dict[str, Any] 
     """Rule a declared action {"action": {"kind", "unit", "params"}}; the verdicts also go to the event log."""
     body = await json_body(request, "The declaration")
     if not isinstance(body, dict) or "action" not in body:
-        raise ActionError('A declaration is {"action": {"kind": ..., "unit": ..., "params": {...}}}; send that.')
+        raise ActionError("A declaration names one action (its kind, its unit and its details); pick one of the "
+                          "actions the page lists.")
     action = Action.from_json(body["action"])
     try:
         verdicts = await run_in_threadpool(runtime.live.declare, action)

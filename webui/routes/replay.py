@@ -11,10 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.errors import InputError
 from session.ask import ask_about
-from session.paths import confined_session
 from session.report import gather_report
 from session.report_html import render_report
-from session.runtime import session_summaries
+from session.runtime import listed_sessions
 from webui.deps import RuntimeDep, page
 from webui.routes.live import Question, Selection
 from webui.streaming import mjpeg_response, websocket_feed
@@ -33,7 +32,7 @@ class Control(BaseModel):
 
 @router.get("/replay")
 def replay_list_page(request: Request, runtime: RuntimeDep) -> Response:
-    every = session_summaries(runtime.sessions_dir)
+    every = listed_sessions(runtime.sessions_dir)
     return page(request, "replay_list.html", "replay", sessions=[s for s in every if "error" not in s],
                 unreadable=[s for s in every if "error" in s])
 
@@ -47,7 +46,7 @@ def replay_page(name: str, request: Request, runtime: RuntimeDep) -> Response:
 @router.get("/api/sessions")
 def sessions(runtime: RuntimeDep) -> dict[str, Any]:
     """The playable sessions, and those that cannot be played ("unreadable": name and the sentence why)."""
-    every = session_summaries(runtime.sessions_dir)
+    every = listed_sessions(runtime.sessions_dir)
     return {"sessions": [{k: v for k, v in s.items() if k != "mtime"} for s in every if "error" not in s],
             "unreadable": [{"name": s["name"], "error": s["error"]} for s in every if "error" in s]}
 
@@ -61,7 +60,7 @@ def replay_info(name: str, runtime: RuntimeDep) -> dict[str, Any]:
 @router.get("/api/replay/{name}/report.html")
 def replay_report(name: str, runtime: RuntimeDep) -> Response:
     """The session's battle report (what `tablesight report` writes), as a file to save."""
-    html = render_report(gather_report(confined_session(runtime.sessions_dir, name)))
+    html = render_report(gather_report(runtime.session_path(name)))
     return Response(html, media_type="text/html; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}-report.html"'})
 
@@ -89,7 +88,7 @@ def replay_control(name: str, cmd: Control, runtime: RuntimeDep) -> dict[str, An
 @router.post("/api/replay/{name}/select")
 def replay_select(name: str, choice: Selection, runtime: RuntimeDep) -> dict[str, Any]:
     loop, _setup = runtime.replay(name)
-    loop.select(choice.unit)
+    loop.select(choice.unit, choice.page)
     return {"selected": choice.unit}
 
 

@@ -51,10 +51,11 @@ async def check_roster(request: Request) -> dict[str, Any]:
 
 
 @router.put("/api/roster")
-async def put_roster(request: Request, runtime: RuntimeDep) -> dict[str, Any]:
-    """Validate, save and use a roster (its "game" becomes the live game)."""
+async def put_roster(request: Request, runtime: RuntimeDep, restart: bool = False) -> dict[str, Any]:
+    """Validate, save and use a roster (its "game" becomes the live game). A rename keeps the game going; a
+    change of units that would start it afresh is refused (409) unless `restart`."""
     raw = await json_body(request, "The roster")
     roster = parse_roster(raw)
     report = army_report(roster, raw)
-    runtime.set_roster(raw)
+    runtime.set_roster(raw, restart)
     return {"saved": True, "units": len(roster.units), "owners": roster.owners(), "army": report}

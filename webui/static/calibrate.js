@@ -4,9 +4,12 @@ const shot = document.getElementById("shot");
 const caption = document.getElementById("shot-caption");
 
 async function send(path, form) {
-  const res = await fetch(path, { method: "POST", body: form, headers: { "X-Tablesight": "1" } });
-  const data = await res.json().catch(() => ({ detail: `HTTP ${res.status}` }));
-  if (!res.ok) throw new Error(data.detail || `HTTP ${res.status}`);
+  let res;
+  try { res = await fetch(path, { method: "POST", body: form, headers: { "X-Tablesight": "1" } }); } catch (e) {
+    throw new Error("The Tablesight server is not answering; is it still running?");
+  }
+  const data = await res.json().catch(() => ({ detail: `The server refused the photo (status ${res.status}); try again.` }));
+  if (!res.ok) throw new Error(typeof data.detail === "string" ? data.detail : `The server refused the photo (status ${res.status}); try again.`);
   return data;
 }
 
@@ -42,7 +45,7 @@ document.getElementById("table-form").addEventListener("submit", async (ev) => {
   const residual = document.getElementById("residual");
   const msg = document.getElementById("cal-message");
   const anchors = document.getElementById("anchors");
-  residual.textContent = ""; msg.textContent = "Working…";
+  residual.textContent = ""; residual.className = ""; msg.textContent = "Working…"; msg.className = "muted";
   try {
     const bitmapPromise = loadPicture(file);
     const a = await send("/api/calibration/table", form);
@@ -63,8 +66,10 @@ document.getElementById("table-form").addEventListener("submit", async (ev) => {
       residual.className = "bad";
     }
     msg.textContent = a.message;
+    msg.className = a.ok ? "ok" : "bad";
     document.getElementById("cal-advice").textContent = (a.advice || []).join(" ");
   } catch (err) {
+    anchors.innerHTML = "";
     msg.textContent = err.message;
     msg.className = "bad";
   }

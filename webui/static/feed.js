@@ -50,15 +50,33 @@ export function connectFeed(wsPath, { onFrame, onStatus }) {
 // it, and a page on another site cannot send it.
 export const SAME_ORIGIN = { "X-Tablesight": "1" };
 
+export const SERVER_DOWN = "The Tablesight server is not answering; is it still running?";
+
+// A sentence for an HTTP status the server sent without one of its own.
+function httpSentence(status) {
+  if (status === 401 || status === 403) return "The server refused this page; open the address printed when the server started.";
+  if (status === 404) return "The server does not know this address; reload the page.";
+  if (status === 413) return "That is too large for the server; send a smaller file.";
+  if (status >= 500) return "The server failed on this request; see its log, then try again.";
+  return `The server refused the request (status ${status}); reload the page and try again.`;
+}
+
+// GET (no body) or POST/PUT a JSON body; the answer's JSON, or an Error with one sentence (err.status, err.data).
 export async function api(path, body, method) {
   const init = body === undefined ? { method: method || "GET", headers: SAME_ORIGIN } : {
     method: method || "POST",
     headers: { ...SAME_ORIGIN, "Content-Type": "application/json" },
     body: typeof body === "string" ? body : JSON.stringify(body),
   };
-  const res = await fetch(path, init);
-  const data = await res.json().catch(() => ({ detail: `HTTP ${res.status}` }));
-  if (!res.ok) throw new Error(data.detail || `HTTP ${res.status}`);
+  let res;
+  try { res = await fetch(path, init); } catch (e) { throw new Error(SERVER_DOWN); }
+  const data = await res.json().catch(() => ({ detail: httpSentence(res.status) }));
+  if (!res.ok) {
+    const err = new Error(typeof data.detail === "string" ? data.detail : httpSentence(res.status));
+    err.status = res.status;
+    err.data = data;
+    throw err;
+  }
   return data;
 }
 

@@ -1,8 +1,10 @@
 // The live table page.
-import { startTableView, eventClass } from "/static/table_view.js";
+import { startTableView, eventClass, named } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
 
 const REFRESH_MS = 2000;
+const GROUP_FOLD = 8;
+// A group of more declarable actions than this is folded until a unit is selected.
 const DRAWN_LIMIT = 2000;
 
 // Frames drawn, newest last, for `tablesight bench --web` (bench/web.py): [frame_index, captured_at
@@ -46,15 +48,22 @@ export async function startLive({ wsPath }) {
   const select = document.getElementById("game");
   const info = document.getElementById("roster-info");
   const setup = await api("/api/setup");
+  const titles = setup.titles || {};
+  declare.titles(titles);
   for (const g of setup.games) {
     const o = document.createElement("option");
-    o.value = g; o.textContent = g; o.selected = g === setup.game;
+    o.value = g; o.textContent = titles[g] || g; o.selected = g === setup.game;
     select.append(o);
   }
-  if (!setup.game) { const o = document.createElement("option"); o.value = ""; o.textContent = "(none)"; o.selected = true; select.prepend(o); }
-  info.textContent = setup.roster ? `roster: ${setup.roster.units.length} units (${setup.roster.game})` : "no roster";
+  if (!setup.game) { const o = document.createElement("option"); o.value = ""; o.textContent = "(no game: measuring only)"; o.selected = true; select.prepend(o); }
+  info.textContent = setup.roster ? `Roster: ${setup.roster.units.length} units for ${titles[setup.roster.game] || setup.roster.game}` : "No roster yet";
+  let ruled = select.value;
   select.addEventListener("change", async () => {
-    try { await api("/api/live/game", { game: select.value }); banner(""); declare.refresh(); } catch (err) { banner(err.message, "bad"); }
+    if (ruled && !confirm(`Rule ${select.options[select.selectedIndex].textContent} instead? The game in progress ends and a new one starts.`)) {
+      select.value = ruled;
+      return;
+    }
+    try { await api("/api/live/game", { game: select.value }); ruled = select.value; banner(""); declare.refresh(); } catch (err) { banner(err.message, "bad"); }
   });
 }
 
@@ -68,9 +77,10 @@ function startDeclare() {
   const listEl = document.getElementById("declare-actions");
   const msgEl = document.getElementById("declare-msg");
   const resultEl = document.getElementById("declare-result");
-  let unit = null, busy = false, shown = "", timer = null;
+  let unit = null, busy = false, shown = "", timer = null, titles = {};
 
-  function statusText(st, game) {
+  function statusText(st, key) {
+    const game = titles[key] || key;
     if (!st) return game ? `${game}: no game state` : "No game is being ruled.";
     const parts = [game];
     if (st.phase) parts.push(`phase: ${st.phase.replace(/_/g, " ")}`);
@@ -93,6 +103,17 @@ function startDeclare() {
       const box = document.createElement("div");
       box.className = "declare-group";
       box.dataset.kind = g.kind;
+      // a long list (a deploy phase: every unit in every place) is folded: pick by clicking a unit on the table
+      let holder = box;
+      if (g.actions.length > GROUP_FOLD && (unit === null || unit === undefined)) {
+        const fold = document.createElement("details");
+        fold.className = "declare-fold";
+        const sum = document.createElement("summary");
+        sum.textContent = `Click a unit on the table to see its own ${g.title.toLowerCase()} actions, or show all ${g.actions.length}`;
+        fold.append(sum);
+        box.append(fold);
+        holder = fold;
+      }
       for (const a of g.actions) {
         const b = document.createElement("button");
         b.type = "button";
@@ -100,7 +121,7 @@ function startDeclare() {
         b.dataset.kind = a.action.kind;
         b.disabled = busy;
         b.addEventListener("click", () => send(a.action, a.label));
-        box.append(b);
+        holder.append(b);
       }
       listEl.append(h, box);
     }
@@ -126,7 +147,7 @@ function startDeclare() {
       const p = document.createElement("p");
       p.className = eventClass(v);
       p.dataset.rule = v.rule;
-      p.textContent = v.message;
+      p.textContent = named(v.message);
       resultEl.append(p);
     }
     resultEl.dataset.outcome = error ? "error" : out.outcome;
@@ -153,5 +174,5 @@ function startDeclare() {
 
   refresh();
   timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
-  return { refresh, frame, stop() { clearInterval(timer); } };
+  return { refresh, frame, titles(t) { titles = t; shown = ""; refresh(); }, stop() { clearInterval(timer); } };
 }

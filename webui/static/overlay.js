@@ -62,7 +62,10 @@ function placeLabels(ctx) {
   const boxes = [];
   let dropped = 0;
   const free = (r) => boxes.every((b) => r.x1 <= b.x0 || r.x0 >= b.x1 || r.y1 <= b.y0 || r.y0 >= b.y1);
+  const said = [];
   for (const l of pending) {
+    if (said.some((p) => p.text === l.text && Math.hypot(p.at[0] - l.at[0], p.at[1] - l.at[1]) < 60)) continue;  // said once
+    said.push(l);
     ctx.font = `${l.badge ? 700 : 600} ${l.px}px system-ui, sans-serif`;
     const w = ctx.measureText(l.text).width + (l.badge ? 16 : 8), h = l.px + (l.badge ? 8 : 6);
     const top = l.badge ? h / 2 : l.px + 2;  // from the anchor point up to the box's top edge
@@ -73,7 +76,7 @@ function placeLabels(ctx) {
       if (free(r)) { spot = { y, r, step }; break; }
     }
     if (!spot) { dropped++; continue; }
-    boxes.push(spot.r);
+    boxes.push({ ...spot.r, text: l.text });
     if (spot.step !== 0) {
       ctx.setLineDash([]);
       ctx.strokeStyle = "rgba(255,255,255,0.55)";
@@ -85,6 +88,7 @@ function placeLabels(ctx) {
     }
     (l.badge ? drawBadge : drawLabel)(ctx, l.text, [l.at[0], spot.y], l.colour, l.px);
   }
+  if (ctx.canvas) ctx.canvas.labelBoxes = boxes;  // where the words went (a test checks that none overlap)
   return dropped;
 }
 
@@ -110,6 +114,11 @@ function drawBadge(ctx, text, at, colour, px) {
 
 // One pixel shape from the server (see session/frame_message.py for the keys). `k` scales line widths.
 function drawPixelShape(ctx, s, k, selected) {
+  ctx.globalAlpha = s.faint ? 0.25 : 1;  // another unit's ring while one is in focus
+  try { return drawPixel(ctx, s, k, selected); } finally { ctx.globalAlpha = 1; }
+}
+
+function drawPixel(ctx, s, k, selected) {
   const st = styleOf(s.s);
   ctx.setLineDash((st.dash || []).map((d) => d * k));
   ctx.lineWidth = (st.width || 2) * k;
@@ -194,7 +203,7 @@ export function drawCamera(canvas, bitmap, msg, extraShapes = [], opts = {}) {
   else { ctx.fillStyle = "#111"; ctx.fillRect(0, 0, canvas.width, canvas.height); }
   const k = Math.max(1, canvas.width / 1280) * (opts.scale || 1);
   let n = 0;
-  const shapes = (msg && msg.image_shapes) || [];
+  const shapes = opts.shapes || (msg && msg.image_shapes) || [];
   const layers = opts.layers || null;
   const keep = (s) => !layers || layers.has(layerOf(s));
   const words = !layers || layers.has("labels");
@@ -248,7 +257,7 @@ export function drawTerrainPieces(ctx, view, pieces, highlight) {
     ctx.setLineDash([]);
     ctx.stroke();
     const c = pts.reduce((a, b) => [a[0] + b[0] / pts.length, a[1] + b[1] / pts.length], [0, 0]);
-    label(ctx, `${p.name} ${p.height_in}"`, [c[0], c[1] + 5], "#fff", 12);
+    if (p.name) label(ctx, `${p.name} ${p.height_in}"`, [c[0], c[1] + 5], "#fff", 12);
     n++;
   }
   return n;
@@ -269,6 +278,11 @@ export function drawBoardBase(ctx, view) {
 }
 
 function drawInchOverlay(ctx, view, ov) {
+  ctx.globalAlpha = ov.faint ? 0.25 : 1;
+  try { return drawInchShape(ctx, view, ov); } finally { ctx.globalAlpha = 1; }
+}
+
+function drawInchShape(ctx, view, ov) {
   const st = styleOf(ov.style);
   const k = 1;
   ctx.setLineDash(st.dash || []);
@@ -306,13 +320,13 @@ function drawInchOverlay(ctx, view, ov) {
 }
 
 // The board canvas: terrain, overlays in inches, the bases coloured by owner. Returns the shapes drawn.
-export function drawBoard(canvas, msg, terrain, extraOverlays = []) {
+export function drawBoard(canvas, msg, terrain, extraOverlays = [], opts = {}) {
   const ctx = canvas.getContext("2d");
   const view = boardView(canvas, msg && msg.board && msg.board.w ? msg.board : null);
   drawBoardBase(ctx, view);
   ctx.pendingLabels = [];
   let n = drawTerrainPieces(ctx, view, terrain);
-  const overlays = [...((msg && msg.overlays) || []), ...extraOverlays];
+  const overlays = [...(opts.overlays || (msg && msg.overlays) || []), ...extraOverlays];
   const order = (o) => (o.shape === "polygon" || o.shape === "circle" || o.shape === "ring" ? 0 : 1);
   for (const ov of [...overlays].sort((a, b) => order(a) - order(b))) n += drawInchOverlay(ctx, view, ov);
   for (const u of (msg && msg.units) || []) {
@@ -329,7 +343,7 @@ export function drawBoard(canvas, msg, terrain, extraOverlays = []) {
     ctx.moveTo(px, py);
     ctx.lineTo(px + Math.cos(a) * u.radius_in * view.scale, py - Math.sin(a) * u.radius_in * view.scale);
     ctx.strokeStyle = "#111"; ctx.lineWidth = 2; ctx.stroke();
-    label(ctx, u.name || String(u.tag), [px, py - u.radius_in * view.scale - 4], "#fff", 11, 3);
+    if (opts.names !== false) label(ctx, u.name || String(u.tag), [px, py - u.radius_in * view.scale - 4], "#fff", 11, 3);
     n++;
   }
   canvas.dataset.hiddenLabels = String(placeLabels(ctx));

@@ -2,6 +2,8 @@
 import { startTableView, eventClass } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
 
+const SEEK_SLACK = 30;
+// Frames past a sought frame that still count as having arrived there (a playing replay may skip a few).
 const MARK_COLOURS = { move: "#ffffff", illegal: "#ff2d2d", "too-close": "#ff9f1a", legal: "#2ecc71" };
 
 export function startReplay({ wsPath, name }) {
@@ -10,7 +12,7 @@ export function startReplay({ wsPath, name }) {
   const marks = document.getElementById("marks");
   const play = document.getElementById("play");
   const stateEl = document.getElementById("timeline-state");
-  let playing = false, dragging = false, timeline = null, frames = 0;
+  let playing = false, dragging = false, timeline = null, frames = 0, sought = null;
 
   const control = (body) => api(`${base}/control`, body).catch((err) => banner(err.message, "bad"));
 
@@ -20,7 +22,9 @@ export function startReplay({ wsPath, name }) {
     askPath: `${base}/ask`,
     onFrame(msg, status) {
       if (msg) {
-        if (!dragging) seek.value = String(msg.frame_index);
+        // a seek is shown as under way until its frame arrives: the slider never jumps back meanwhile
+        if (sought !== null && msg.frame_index >= sought && msg.frame_index <= sought + SEEK_SLACK) { sought = null; seekNote(""); }
+        if (!dragging && sought === null) seek.value = String(msg.frame_index);
         seek.dataset.frame = String(msg.frame_index);
         if (msg.status) setPlaying(msg.status.playing);
       } else if (status && status.playing !== undefined) {
@@ -35,7 +39,20 @@ export function startReplay({ wsPath, name }) {
   document.getElementById("step").addEventListener("click", () => control({ action: "step" }));
   document.getElementById("speed").addEventListener("change", (ev) => control({ action: "speed", speed: Number(ev.target.value) }));
   seek.addEventListener("input", () => { dragging = true; });
-  seek.addEventListener("change", () => { dragging = false; control({ action: "seek", frame: Number(seek.value) }); });
+  seek.addEventListener("change", () => { dragging = false; goTo(Number(seek.value)); });
+
+  // Going to a frame: the recording is played silently from the nearest saved point up to it, which can take a
+  // few seconds; the page says so until the frame is shown.
+  const note = document.createElement("span");
+  note.id = "seek-note"; note.className = "muted";
+  stateEl.after(note);
+  function seekNote(text) { note.textContent = text; }
+  function goTo(frame) {
+    sought = frame;
+    seek.value = String(frame);
+    seekNote(`Going to frame ${frame}…`);
+    control({ action: "seek", frame });
+  }
 
   function drawMarks() {
     const ctx = marks.getContext("2d");
@@ -61,12 +78,12 @@ export function startReplay({ wsPath, name }) {
   log.title = "Click an event to go to its frame";
   log.addEventListener("click", (ev) => {
     const li = ev.target.closest("li[data-frame]");
-    if (li) control({ action: "seek", frame: Number(li.dataset.frame) });
+    if (li) goTo(Number(li.dataset.frame));
   });
   marks.addEventListener("click", (ev) => {
     const r = marks.getBoundingClientRect();
     const f = Math.round(((ev.clientX - r.left) / r.width) * Math.max(0, frames - 1));
-    control({ action: "seek", frame: f });
+    goTo(f);
   });
 
   async function poll() {

@@ -1,5 +1,6 @@
 import { drawCamera, drawBoard, boardView, unitAtPixel, unitAtInches } from "/static/overlay.js";
 import { connectFeed, api, banner } from "/static/feed.js";
+import { startLayers } from "/static/layers.js";
 
 /* A ± in inches: three decimals under 0.005" so a real, small ± never reads 0.00. */
 function fmtPm(pm) {
@@ -9,12 +10,42 @@ function fmtPm(pm) {
 // The camera canvas, the board canvas, the side panel and the clicks: shared by the live and replay pages.
 
 const EVENT_LIMIT = 200;
+const GONE_FRAMES = 20;
+// Frames in a row without a unit before its answer is cleared (it left the table).
+
+// Units by tag id (name, owner): from the roster, then from every frame. Words are shown, ids only as a detail.
+const UNITS = new Map();
+export function noteUnits(list) { for (const u of list || []) if (u && u.tag !== undefined && u.name) UNITS.set(Number(u.tag), { name: u.name, owner: u.owner }); }
+api("/api/setup").then((s) => noteUnits(s.roster ? s.roster.units : [])).catch(() => {});
+
+// "Red 2" (its owner added when the name does not say it: "Sigrid (red)"); "tag 17" for a tag no roster names.
+export function nameOf(tag) {
+  const u = UNITS.get(Number(tag));
+  if (!u) return `tag ${tag}`;
+  return u.owner && !u.name.toLowerCase().includes(String(u.owner).toLowerCase()) ? `${u.name} (${u.owner})` : u.name;
+}
+
+// A game's sentence with its "unit 17" / "tag 17" replaced by the unit's name.
+export function named(text) {
+  return String(text ?? "").replace(/\b([Uu]nit|[Tt]ag) (\d+)\b/g, (m, _w, n) => (UNITS.has(Number(n)) ? nameOf(n) : m));
+}
 
 function describeEvent(e) {
-  if (e.type === "move") return `tag ${e.tag} moved ${Number(e.length_in).toFixed(2)}" ± ${fmtPm(e.pm_in)}"`;
-  if (e.type === "verdict") return `${e.event === "declared" ? "declared, " : ""}${e.outcome}: ${e.message}`;
-  if (e.message) return `${e.type}: ${e.message}`;
-  return `${e.type}${e.tag !== undefined ? " tag " + e.tag : ""}`;
+  if (e.type === "move") return `${nameOf(e.tag)} moved ${Number(e.length_in).toFixed(2)}" ± ${fmtPm(e.pm_in)}"`;
+  if (e.type === "placed") return `${nameOf(e.tag)} is on the table`;
+  if (e.type === "lost" || e.type === "removed") return `${nameOf(e.tag)} left the table`;
+  if (e.type === "verdict") return `${e.event === "declared" ? "declared, " : ""}${e.outcome}: ${named(e.message)}`;
+  if (e.message) return `${e.type}: ${named(e.message)}`;
+  return `${e.type.replace(/_/g, " ")}${e.tag !== undefined ? " " + nameOf(e.tag) : ""}`;
+}
+
+// The to-hit roll ("4+") only when the attack can be made: not without a line of sight, nor when the game says no.
+export function toHit(a) {
+  if (a.to_hit === null || a.to_hit === undefined) return "—";
+  if (a.los === "blocked") return "— (no line of sight: no attack)";
+  const no = (a.verdicts || []).find((v) => v.outcome === "illegal");
+  if (no) return "— (no attack now)";
+  return `${a.to_hit}+ on a die`;
 }
 
 export function eventClass(e) {
@@ -50,6 +81,9 @@ function overruleForm(e, declarePath, onDone) {
   });
   return form;
 }
+
+// This page's own id: its selection is its own (the server draws a unit's rings only for the page that chose it).
+const PAGE_ID = `p${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 
 export function startTableView({ wsPath, selectPath, askPath, eventsPath, declarePath, onFrame }) {
   const camera = document.getElementById("camera");
@@ -89,21 +123,35 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     while (events.children.length > EVENT_LIMIT) events.lastChild.remove();
   }
 
+  // The selected unit's rings: only this page's selection, from the frame's `focus` (other pages' stay theirs).
+  function focusOf(msg) {
+    const f = msg && msg.focus && state.selected !== null && state.selected !== undefined ? msg.focus[String(state.selected)] : null;
+    return { image_shapes: (f && f.image_shapes) || [], overlays: (f && f.overlays) || [] };
+  }
+
+  const layers = startLayers(document.querySelector(".views"), () => redraw(null));
+
   let lastBitmap = null;
   function redraw(bitmap) {
     if (bitmap && bitmap !== lastBitmap) { if (lastBitmap) lastBitmap.close(); lastBitmap = bitmap; }
     bitmap = bitmap || lastBitmap;
     const msg = state.msg;
-    const extra = state.answer ? state.answer.image_shapes || [] : [];
-    drawCamera(camera, bitmap, msg, extra);
-    drawBoard(board, msg, state.terrain, state.answer ? state.answer.overlays || [] : []);
+    const sel = state.selected;
+    const mine = focusOf(msg);
+    const extra = layers.pixel([...mine.image_shapes, ...(state.answer ? state.answer.image_shapes || [] : [])], sel);
+    drawCamera(camera, bitmap, msg, extra, { shapes: layers.pixel(msg ? msg.image_shapes : [], sel) });
+    camera.dataset.focusUnits = [...new Set(mine.image_shapes.map((x) => x.u).filter((u) => u !== null && u !== undefined))].join(",");
+    drawBoard(board, msg, layers.terrain(state.terrain), layers.inch([...mine.overlays, ...(state.answer ? state.answer.overlays || [] : [])], sel),
+      { overlays: layers.inch(msg ? msg.overlays : [], sel), names: layers.names() });
   }
 
   connectFeed(wsPath, {
     onFrame(msg, bitmap, received) {
+      msg.selected = state.selected;
+      noteUnits(msg.units);
       state.msg = msg;
-      if (state.answer && msg.selected !== state.answer.unit) state.answer = null;
-      state.selected = msg.selected;
+      if (state.answer && state.selected !== state.answer.unit) state.answer = null;
+      if (state.answer) followAnswer(msg);
       redraw(bitmap);
       const st = msg.status || {};
       document.getElementById("fps").textContent = st.fps !== undefined ? st.fps.toFixed(1) : "–";
@@ -127,37 +175,74 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     },
   });
 
+  // An answer follows its units: asked again when either has moved more than 0.1", cleared when one left.
+  let reasking = false;
+  function followAnswer(msg) {
+    const a = state.answer;
+    const at = (tag) => (msg.units || []).find((u) => u.tag === tag);
+    const u = at(a.unit), t = at(a.target);
+    a.missing = !u || !t ? (a.missing || 0) + 1 : 0;
+    if (a.missing > 0 && a.missing < GONE_FRAMES) return;  // a tag unseen for a moment (a hand, a figure) is not gone
+    if (!u || !t) {
+      state.answer = null;
+      document.getElementById("answer").innerHTML = "";
+      document.getElementById("selected-text").textContent = `${nameOf(u ? a.target : a.unit)} left the table; the answer was cleared.`;
+      return;
+    }
+    const moved = !a.at || Math.hypot(u.x - a.at[0][0], u.y - a.at[0][1]) > 0.1 || Math.hypot(t.x - a.at[1][0], t.y - a.at[1][1]) > 0.1;
+    if (moved && !reasking && askPath) {
+      reasking = true;
+      api(askPath, { unit: a.unit, target: a.target })
+        .then((b) => { if (state.answer === a) { showAnswer(b, msg); } })
+        .catch(() => { if (state.answer === a) { state.answer = null; document.getElementById("answer").innerHTML = ""; } })
+        .finally(() => { reasking = false; });
+    }
+  }
+
+  function showAnswer(a, msg) {
+    const at = (tag) => ((msg && msg.units) || []).find((u) => u.tag === tag);
+    const u = at(a.unit), t = at(a.target);
+    a.at = u && t ? [[u.x, u.y], [t.x, t.y]] : null;
+    state.answer = a;
+    const answerEl = document.getElementById("answer");
+    answerEl.innerHTML = "";
+    const rows = [
+      ["Target", `${nameOf(a.target)} (tag ${a.target})`],
+      ["Range (edge to edge)", `${a.range_in.toFixed(2)}" ± ${fmtPm(a.pm_in)}"`],
+      ["Line of sight", a.los + (a.blockers.length ? ` (${a.blockers.join(", ")})` : "")],
+      ["To hit", toHit(a)],
+    ];
+    const dl = document.createElement("dl");
+    dl.id = "answer-table";
+    for (const [k, v] of rows) { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = v; dl.append(dt, dd); }
+    answerEl.append(dl);
+    for (const v of a.verdicts || []) { const p = document.createElement("p"); p.className = eventClass(v); p.textContent = named(v.message); answerEl.append(p); }
+    redraw(null);
+  }
+
   async function click(unit) {
-    const sel = state.msg ? state.msg.selected : null;
+    const sel = state.selected;
     const text = document.getElementById("selected-text");
     const answerEl = document.getElementById("answer");
     try {
       if (unit === null || unit === sel) {
         state.answer = null; answerEl.innerHTML = "";
-        await api(selectPath, { unit: null });
+        state.selected = null;
+        if (state.msg) state.msg.selected = null;
+        redraw(null);
+        await api(selectPath, { unit: null, page: PAGE_ID });
         text.textContent = "Click a unit to select it, then click a target.";
       } else if (sel === null || sel === undefined || !askPath) {
         state.answer = null; answerEl.innerHTML = "";
-        await api(selectPath, { unit });
+        state.selected = unit;
+        if (state.msg) state.msg.selected = unit;
+        redraw(null);
+        await api(selectPath, { unit, page: PAGE_ID });
         const u = (state.msg.units || []).find((x) => x.tag === unit);
         const up = u && u.z - u.base_height_in > 0.05 ? ` ${(u.z - u.base_height_in).toFixed(1)}" up${u.height_assumed ? " (height assumed from the terrain: check the roster's tag_in)" : ""}` : "";
-        text.textContent = `Selected ${u ? u.name : "tag " + unit} (tag ${unit}${u && u.owner ? ", " + u.owner : ""})${up}. Click a target.`;
+        text.textContent = `Selected ${u ? u.name : nameOf(unit)} (${u && u.owner ? u.owner + ", " : ""}tag ${unit})${up}. Click a target.`;
       } else {
-        const a = await api(askPath, { unit: sel, target: unit });
-        state.answer = a;
-        answerEl.innerHTML = "";
-        const rows = [
-          ["Target", `tag ${a.target}`],
-          ["Range (edge to edge)", `${a.range_in.toFixed(2)}" ± ${fmtPm(a.pm_in)}"`],
-          ["Line of sight", a.los + (a.blockers.length ? ` (${a.blockers.join(", ")})` : "")],
-          ["To hit", a.to_hit === null || a.to_hit === undefined ? "—" : String(a.to_hit)],
-        ];
-        const dl = document.createElement("dl");
-        dl.id = "answer-table";
-        for (const [k, v] of rows) { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = v; dl.append(dt, dd); }
-        answerEl.append(dl);
-        for (const v of a.verdicts || []) { const p = document.createElement("p"); p.className = eventClass(v); p.textContent = v.message; answerEl.append(p); }
-        redraw(null);
+        showAnswer(await api(askPath, { unit: sel, target: unit }), state.msg);
       }
     } catch (err) {
       text.textContent = err.message;
@@ -212,7 +297,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     b.type = "button"; b.id = "correct-position"; b.textContent = "Correct position…";
     b.title = "The camera has the selected unit in the wrong place: click where it really stands on the board";
     b.addEventListener("click", () => {
-      const sel = state.msg ? state.msg.selected : null;
+      const sel = state.selected;
       const text = document.getElementById("selected-text");
       if (sel === null || sel === undefined) { text.textContent = "Select the unit first, then Correct position."; return; }
       state.correcting = sel;

@@ -86,8 +86,26 @@ window.addEventListener("keydown", (ev) => {
 
 function removeSelected() { pieces = pieces.filter((p) => p.name !== selected); selected = null; showPiece(); draw(); }
 
-document.getElementById("tool-draw").addEventListener("click", () => { tool = "draw"; drawing = []; msgEl.textContent = "Draw: click corners, double-click (or Enter) to close the piece."; });
-document.getElementById("tool-select").addEventListener("click", () => { tool = "select"; msgEl.textContent = "Select: click a piece, drag to move it."; });
+// The tool in use is shown: its button pressed, the hint for it, the cursor.
+const HINTS = {
+  draw: "Drawing: click the corners, then double-click (or press Enter) to close the piece; Escape cancels.",
+  select: "Selecting: click a piece to edit it on the right, drag it to move it; Delete removes it.",
+};
+function setTool(t) {
+  tool = t; drawing = []; hover = null;
+  for (const [id, name] of [["tool-draw", "draw"], ["tool-select", "select"]]) {
+    const b = document.getElementById(id);
+    b.classList.toggle("on", tool === name);
+    b.setAttribute("aria-pressed", String(tool === name));
+  }
+  canvas.style.cursor = tool === "draw" ? "crosshair" : "pointer";
+  canvas.dataset.tool = tool;
+  msgEl.textContent = HINTS[tool]; msgEl.className = "muted";
+  draw();
+}
+document.getElementById("tool-draw").addEventListener("click", () => setTool("draw"));
+document.getElementById("tool-select").addEventListener("click", () => setTool("select"));
+setTool("select");
 document.getElementById("delete").addEventListener("click", removeSelected);
 
 document.getElementById("piece").addEventListener("input", () => {
@@ -104,7 +122,7 @@ document.getElementById("piece").addEventListener("input", () => {
 document.getElementById("save").addEventListener("click", async () => {
   try {
     const r = await api("/api/terrain", { pieces }, "PUT");
-    msgEl.textContent = `Saved ${r.pieces} pieces.`; msgEl.className = "ok";
+    msgEl.textContent = `Saved ${r.pieces} pieces; the game goes on with them.`; msgEl.className = "ok";
   } catch (err) { msgEl.textContent = err.message; msgEl.className = "bad"; }
 });
 

@@ -1,0 +1,70 @@
+"""Setup edits keep the game: when the roster, terrain or calibration changes mid-game, the fresh pipeline
+takes over the running game (its state, dice, positions, tracks and rulings) instead of starting it again.
+
+What can be carried: unit names (the game knows units by tag id), terrain (the game's state takes the new
+pieces, as the game itself reads them from the setup) and the camera's calibration. What cannot: another
+game, or a roster whose units differ in anything but their names (tags, owners, profiles, bases, the game's
+own keys); then the game starts afresh, and the page asks first (`restart_reason`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from rules.roster import Roster
+
+
+def _rules_part(roster: Roster | None) -> Any:
+    """The roster as the game reads it, without the names (a rename changes nothing the game rules on)."""
+    if roster is None:
+        return None
+    obj = roster.to_json()
+    obj["units"] = sorted(({k: v for k, v in u.items() if k != "name"} for u in obj["units"]), key=lambda u: u["tag"])
+    return obj
+
+
+def restart_reason(old: Roster | None, new: Roster | None) -> str:
+    """Why replacing roster `old` by `new` would start the running game afresh ("" when it can be carried)."""
+    if old is None or new is None:
+        return ""
+    if old.game != new.game:
+        return f"it is for another game ({new.game}, not {old.game})"
+    added, gone = sorted(set(new.units) - set(old.units)), sorted(set(old.units) - set(new.units))
+    if added or gone:
+        parts = ([f"adds tag{'s' if len(added) > 1 else ''} {', '.join(map(str, added))}"] if added else []) + (
+            [f"removes tag{'s' if len(gone) > 1 else ''} {', '.join(map(str, gone))}"] if gone else [])
+        return "it " + " and ".join(parts)
+    if _rules_part(old) != _rules_part(new):
+        changed = sorted(t for t in new.units if _rules_part(Roster(new.game, {t: new.units[t]}, {}))
+                         != _rules_part(Roster(old.game, {t: old.units[t]}, {})))
+        what = f"the profile, owner or base of {', '.join(new.units[t].name for t in changed)}" if changed else \
+            "the game's own settings"
+        return f"it changes {what}"
+    return ""
+
+
+def carry_game(old: Any, new: Any) -> str:
+    """Make pipeline `new` carry on the game `old` was ruling; "" when carried, else why the game starts afresh
+    (also when there was no game to carry)."""
+    resume = getattr(new, "resume", None)
+    checkpoint = getattr(old, "checkpoint", None)
+    if resume is None or checkpoint is None:
+        return "no game was running"
+    old_game, new_game = getattr(old, "game", None), getattr(new, "game", None)
+    if getattr(old, "state", None) is None or new_game is None or getattr(new, "state", None) is None:
+        return "no game was running"
+    if old_game is None or old_game.name != new_game.name:
+        return "another game was chosen"
+    why = restart_reason(getattr(old, "roster", None), getattr(new, "roster", None))
+    if why:
+        return f"the roster changed: {why}"
+    state = old.state
+    if tuple(getattr(old, "terrain", ())) != tuple(getattr(new, "terrain", ())):
+        fields = {f.name for f in dataclasses.fields(state)} if dataclasses.is_dataclass(state) else set()
+        if "terrain" not in fields:
+            return "the terrain changed and this game keeps its own"
+        state = dataclasses.replace(state, terrain=new.state.terrain)
+    cp = checkpoint(int(getattr(old, "_frame", -1)))
+    resume(dataclasses.replace(cp, state=state, calibration=new.calibration, pose_watch=new.pose_watch))
+    return ""

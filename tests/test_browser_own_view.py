@@ -1,0 +1,188 @@
+"""Each browser its own view, in real headless Chromium: two browser contexts (two players) on one server select
+different units; each page draws only its own unit's rings and gets only its own answers, and a second page's
+first click selects (it never becomes a target of the other page's unit)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bench.web import CHROMIUM, CHROMIUM_ARGS
+from tests.webui_server import running_server, session_settings
+from tests.webui_session import make_session
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"),
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    root = tmp_path_factory.mktemp("own-view-sessions")
+    make_session(root / "table1")
+    settings = session_settings(root / "table1", root, tmp_path_factory.mktemp("setup"))
+    settings = settings.model_copy(update={"source_kind": "sample", "loop_sample": True})
+    with running_server(settings) as (url, app):
+        assert app.state.runtime.live.wait_for_frame(20)
+        yield url, app
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+        yield b
+        b.close()
+
+
+def _click_unit(page: Any, tag: int) -> None:
+    x, y = page.evaluate(
+        """(tag) => {
+            const c = document.getElementById('camera'), r = c.getBoundingClientRect(), msg = window.tablesight.msg;
+            const s = msg.image_shapes.find((s) => s.s === 'base' && s.u === tag);
+            const cx = s.p.reduce((a, p) => a + p[0], 0) / s.p.length, cy = s.p.reduce((a, p) => a + p[1], 0) / s.p.length;
+            return [r.left + cx * r.width / c.width, r.top + cy * r.height / c.height];
+        }""",
+        tag,
+    )
+    page.mouse.click(x, y)
+
+
+def test_two_players_each_see_only_their_own_selection(server: tuple[str, Any], browser: Any) -> None:
+    url, _app = server
+    vp = {"width": 1500, "height": 950}
+    ctx_a, ctx_b = browser.new_context(viewport=vp), browser.new_context(viewport=vp)
+    try:
+        a = ctx_a.new_page()
+        b = ctx_b.new_page()
+        for pg in (a, b):
+            pg.goto(url + "/")
+            pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+        _click_unit(a, 13)
+        a.wait_for_function("document.getElementById('camera').dataset.focusUnits === '13'", timeout=10000)
+        # B has selected nothing: it draws no one's rings, though the server computes 13's for A
+        b.wait_for_function("(window.tablesight.msg.focus || {})['13'] !== undefined", timeout=10000)
+        assert b.evaluate("document.getElementById('camera').dataset.focusUnits") == ""
+        assert "Click a unit" in b.text_content("#selected-text")
+        # B's first click selects its own unit (not a target of A's 13)
+        _click_unit(b, 21)
+        b.wait_for_function("document.getElementById('camera').dataset.focusUnits === '21'", timeout=10000)
+        assert "Selected" in b.text_content("#selected-text") and b.query_selector("#answer-table") is None
+        a.wait_for_function("(window.tablesight.msg.focus || {})['21'] !== undefined", timeout=10000)
+        a.wait_for_timeout(500)
+        assert a.evaluate("document.getElementById('camera').dataset.focusUnits") == "13"
+        assert a.evaluate("window.tablesight.selected") == 13 and b.evaluate("window.tablesight.selected") == 21
+        # A asks 13 -> 21; the answer is A's alone
+        _click_unit(a, 21)
+        a.wait_for_selector("#answer-table", timeout=10000)
+        b.wait_for_timeout(500)
+        assert b.query_selector("#answer-table") is None
+        assert b.evaluate("window.tablesight.answer") is None
+        a.screenshot(path="/tmp/tablesight-browser-own-view-a.png")
+        b.screenshot(path="/tmp/tablesight-browser-own-view-b.png")
+    finally:
+        ctx_a.close()
+        ctx_b.close()
+
+
+def test_words_not_ids(server: tuple[str, Any], browser: Any) -> None:
+    """Games by their names, units by their names in the event log and the answer, to-hit as "4+" only when
+    the attack can be made."""
+    url, _app = server
+    ctx = browser.new_context(viewport={"width": 1500, "height": 950})
+    try:
+        pg = ctx.new_page()
+        pg.goto(url + "/")
+        pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+        pg.wait_for_function("document.querySelectorAll('#game option').length >= 5", timeout=10000)
+        options = pg.eval_on_selector_all("#game option", "els => els.map((e) => e.textContent)")
+        assert "Hex Skirmish" in options and "Rise of the Magni" in options and "hex_skirmish" not in options
+        assert "Valknut" in str(pg.text_content("#declare-status")) or "Loading" in str(pg.text_content("#declare-status"))
+        pg.wait_for_function("document.querySelectorAll('#events li').length > 0", timeout=20000)
+        log = str(pg.text_content("#events"))
+        assert not re.search(r"\btag 1\d\b|\btag 2\d\b|\bunit 1\d\b", log), log  # roster units 10-24 by name
+        _click_unit(pg, 13)
+        pg.wait_for_function("document.getElementById('selected-text').textContent.startsWith('Selected')", timeout=10000)
+        assert "red 13 (red, tag 13)" in str(pg.text_content("#selected-text"))
+        _click_unit(pg, 22)
+        pg.wait_for_selector("#answer-table", timeout=10000)
+        answer = str(pg.text_content("#answer-table"))
+        assert "blue 22 (tag 22)" in answer and "tag 22 " not in answer.replace("(tag 22)", "")
+        assert re.search(r"To hit\d\+ on a die", answer) or "— (" in answer, answer
+        said = pg.evaluate("""async () => {
+            const m = await import('/static/table_view.js');
+            return [m.toHit({to_hit: 4, los: 'blocked', verdicts: []}), m.toHit({to_hit: 4, los: 'clear', verdicts: []}),
+                    m.toHit({to_hit: 5, los: 'partial', verdicts: [{outcome: 'illegal'}]}), m.named('Unit 13 attacks unit 99')];
+        }""")
+        assert said == ["— (no line of sight: no attack)", "4+ on a die", "— (no attack now)", "red 13 attacks unit 99"]
+    finally:
+        ctx.close()
+
+
+def test_layers_focus_legend_and_labels_apart(server: tuple[str, Any], browser: Any) -> None:
+    """Layers switch shapes off, the legend says what the colours mean, no two words overlap or repeat, and
+    with a unit selected the other units' rings are faint."""
+    url, _app = server
+    ctx = browser.new_context(viewport={"width": 1500, "height": 950})
+    try:
+        pg = ctx.new_page()
+        pg.goto(url + "/")
+        pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+        assert pg.eval_on_selector_all("#legend .legend-item", "els => els.length") >= 10
+        assert "1\" engagement zone" in str(pg.text_content("#legend"))
+        sections = pg.evaluate("window.tablesight.msg.image_shapes.filter((s) => s.s === 'section').length")
+        assert sections > 0
+        pg.uncheck("#layers input[data-layer='sections']")
+        pg.wait_for_function(
+            """() => { const msg = window.tablesight.msg, c = document.getElementById('camera');
+                       return Number(c.dataset.frame) === msg.frame_index
+                         && Number(c.dataset.shapes) === msg.image_shapes.filter((s) => s.s !== 'section').length; }""",
+            timeout=10000,
+        )
+        pg.check("#layers input[data-layer='sections']")
+        for canvas in ("camera", "board"):
+            boxes = pg.evaluate(f"document.getElementById('{canvas}').labelBoxes")
+            assert len(boxes) > 5
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1:]:
+                    apart = a["x1"] <= b["x0"] or a["x0"] >= b["x1"] or a["y1"] <= b["y0"] or a["y0"] >= b["y1"]
+                    assert apart, (canvas, a, b)
+        faint = pg.evaluate("""async () => {
+            const m = await import('/static/layers.js');
+            const shapes = [13, 21, 22].map((u) => ({k: 'ring', s: 'engagement', u, l: '1"', p: [], q: []}))
+              .concat([{k: 'poly', s: 'section', u: null, l: 'Section 1', p: []}]);
+            const out = m.startLayers(null, () => {}).pixel(shapes, 13);
+            return out.map((s) => [s.u, !!s.faint, s.l]);
+        }""")
+        assert faint == [[13, False, '1"'], [21, True, ""], [22, True, ""], [None, False, "Section 1"]], faint
+        pg.screenshot(path="/tmp/tablesight-browser-layers.png")
+    finally:
+        ctx.close()
+
+
+def test_an_answer_follows_its_units(server: tuple[str, Any], browser: Any) -> None:
+    """Unit 12 moves in the recording: its answer to 21 is asked again with the new range."""
+    url, _app = server
+    ctx = browser.new_context(viewport={"width": 1500, "height": 950})
+    try:
+        pg = ctx.new_page()
+        pg.goto(url + "/")
+        pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+        _click_unit(pg, 12)
+        pg.wait_for_function("window.tablesight.selected === 12", timeout=10000)
+        _click_unit(pg, 21)
+        pg.wait_for_selector("#answer-table", timeout=10000)
+        first = pg.evaluate("window.tablesight.answer.range_in")
+        pg.wait_for_function(f"window.tablesight.answer && Math.abs(window.tablesight.answer.range_in - {first}) > 1",
+                             timeout=30000)
+        text = str(pg.text_content("#answer-table"))
+        now = pg.evaluate("window.tablesight.answer.range_in")
+        assert f"{now:.2f}" in text
+    finally:
+        ctx.close()

@@ -1,0 +1,107 @@
+"""The Replay tab, the phone layout and the terrain editor in real headless Chromium, on a server started as
+`tablesight serve` starts (the bundled sample, an empty sessions folder)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.web import CHROMIUM, CHROMIUM_ARGS
+from session.settings import Settings
+from tests.webui_server import running_server
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"),
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root: Path = tmp_path_factory.mktemp("replay-phone")
+    settings = Settings(source_kind="sample", setup_dir=root / "setup", sessions_dir=root / "sessions")
+    with running_server(settings) as (url, app):
+        assert app.state.runtime.live.wait_for_frame(30)
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+        yield b
+        b.close()
+
+
+def _page(browser: Any, width: int, height: int) -> Any:
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    return ctx, ctx.new_page()
+
+
+def test_replay_lists_the_bundled_samples_and_seeks_show_the_frame(server: str, browser: Any) -> None:
+    ctx, pg = _page(browser, 1400, 900)
+    try:
+        pg.goto(server + "/replay")
+        rows = pg.eval_on_selector_all("#sessions tbody tr", "els => els.map((e) => e.textContent)")
+        assert any("valknut_skirmish" in r and "bundled sample" in r for r in rows), rows
+        pg.click("text=valknut_skirmish")
+        pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=30000)
+        pg.wait_for_function("Number(document.getElementById('seek').max) > 100", timeout=20000)
+        for frame in (100, 5, 100, 60):
+            pg.evaluate(f"""() => {{ const s = document.getElementById('seek'); s.value = '{frame}';
+                                     s.dispatchEvent(new Event('change')); }}""")
+            shown = pg.evaluate("document.getElementById('camera').dataset.frame")
+            if shown != str(frame):  # on its way: the page says so, the slider stays where it was put
+                assert pg.text_content("#seek-note") == f"Going to frame {frame}…"
+            pg.wait_for_function(f"document.getElementById('camera').dataset.frame === '{frame}'", timeout=90000)
+            assert pg.text_content("#seek-note") == ""
+            pg.wait_for_timeout(300)
+            assert pg.evaluate("document.getElementById('camera').dataset.frame") == str(frame)
+            assert pg.evaluate("document.getElementById('seek').value") == str(frame)
+        legend = str(pg.text_content("#marks-legend"))
+        assert "illegal" in legend and "move" in legend
+    finally:
+        ctx.close()
+
+
+def test_phone_layout_live_and_roster(server: str, browser: Any) -> None:
+    ctx, pg = _page(browser, 390, 844)
+    try:
+        pg.goto(server + "/")
+        pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=30000)
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 392  # nothing cut off sideways
+        cam = pg.eval_on_selector("#camera", "e => e.getBoundingClientRect().width")
+        assert cam >= 350
+        sel = pg.eval_on_selector("#selection", "e => e.getBoundingClientRect().width")
+        assert sel >= 350
+        pg.screenshot(path="/tmp/tablesight-browser-phone-live.png", full_page=True)
+        pg.goto(server + "/roster")
+        pg.wait_for_function("document.querySelectorAll('#roster-table tbody tr').length >= 10", timeout=10000)
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 392
+        widths = pg.eval_on_selector_all("#roster-table tbody tr:first-child input",
+                                         "els => els.map((e) => e.getBoundingClientRect().width)")
+        assert len(widths) == 6 and min(widths) >= 120, widths  # every field wide enough to read its value
+        pg.screenshot(path="/tmp/tablesight-browser-phone-roster.png", full_page=True)
+    finally:
+        ctx.close()
+
+
+def test_terrain_editor_shows_its_tool(server: str, browser: Any) -> None:
+    ctx, pg = _page(browser, 1300, 900)
+    try:
+        pg.goto(server + "/terrain")
+        pg.wait_for_function("Number(document.getElementById('tboard').dataset.pieces) > 0", timeout=10000)
+        assert pg.get_attribute("#tool-select", "aria-pressed") == "true"
+        assert pg.get_attribute("#tool-draw", "aria-pressed") == "false"
+        assert str(pg.text_content("#terrain-msg")).startswith("Selecting")
+        pg.click("#tool-draw")
+        assert pg.get_attribute("#tool-draw", "aria-pressed") == "true"
+        assert str(pg.text_content("#terrain-msg")).startswith("Drawing")
+        assert pg.evaluate("document.getElementById('tboard').style.cursor") == "crosshair"
+    finally:
+        ctx.close()

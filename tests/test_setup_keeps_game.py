@@ -1,0 +1,186 @@
+"""Setup edits keep the game (session/carry.py), with FastAPI's TestClient on real servers: the rendered recorded
+session of tests/webui_session.py played as Valknut, and the bundled sample with its own script.
+
+A roster rename, a terrain edit, choosing the game already ruled and a new calibration carry the running game on
+(its phase, its stockpiles); a roster that changes the units is refused with a sentence until the players agree
+to start afresh; a player's declaration on the scripted sample is ruled but never changes the sample's game; the
+sample's edited terrain is used again after a restart; a camera measured in the browser is used by the next table
+calibration.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from session.settings import Settings
+from tests.webui_server import LocalClient, session_settings
+from tests.webui_session import make_session
+from webui.server import create_app
+
+
+@pytest.fixture(scope="module")
+def sessions_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("carry-sessions")
+    make_session(root / "table1")
+    return root
+
+
+def _paused_at_0(app: Any) -> Any:
+    loop = app.state.runtime.live
+    assert loop.wait_for_frame(20)
+    loop.pause()
+    loop.seek(0)
+    deadline = time.monotonic() + 20
+    while not (loop.status().frame_index == 0 and loop.status().status == "paused"):
+        assert time.monotonic() < deadline, loop.status()
+        time.sleep(0.05)
+    return loop
+
+
+@pytest.fixture
+def client(sessions_root: Path, tmp_path: Path) -> Iterator[TestClient]:
+    settings = session_settings(sessions_root / "table1", sessions_root, tmp_path / "setup", game="valknut")
+    with LocalClient(create_app(settings)) as c:
+        _paused_at_0(c.app)
+        yield c
+
+
+def _new_pipeline(loop: Any, old: Any) -> Any:
+    deadline = time.monotonic() + 20
+    while loop.pipeline is old:
+        assert time.monotonic() < deadline, "the pipeline was not rebuilt"
+        time.sleep(0.05)
+    time.sleep(0.2)
+    return loop.pipeline
+
+
+def _status(client: TestClient) -> dict[str, Any]:
+    return client.get("/api/live/actions").json()  # type: ignore[no-any-return]
+
+
+def _place_two_stockpiles(client: TestClient) -> None:
+    for _ in range(2):
+        action = _status(client)["groups"][0]["actions"][0]["action"]
+        r = client.post("/api/live/declare", json={"action": action})
+        assert r.status_code == 200 and r.json()["outcome"] == "legal", r.text
+
+
+def test_a_roster_rename_keeps_the_game_and_its_names_change(client: TestClient) -> None:
+    loop = client.app.state.runtime.live  # type: ignore[attr-defined]
+    _place_two_stockpiles(client)
+    before = _status(client)
+    state = loop.pipeline.state
+    roster = client.get("/api/roster").json()["roster"]
+    for u in roster["units"]:
+        if u["tag"] == 12:
+            u["name"] = "Sigrid"
+    old = loop.pipeline
+    r = client.put("/api/roster", json=roster)
+    assert r.status_code == 200, r.text
+    pipe = _new_pipeline(loop, old)
+    assert pipe.state is state  # the very game, not a fresh one
+    after = _status(client)
+    assert after["status"] == before["status"] and after["total"] == before["total"] == 1
+    assert not [e for e in client.get("/api/live/events").json()["events"] if "afresh" in str(e.get("message"))]
+    assert pipe.roster.units[12].name == "Sigrid"
+
+
+def test_terrain_edit_same_game_and_new_calibration_keep_the_game(client: TestClient) -> None:
+    app: Any = client.app
+    loop = app.state.runtime.live
+    _place_two_stockpiles(client)
+    before = _status(client)["status"]
+    terrain = client.get("/api/terrain").json()
+    pieces = len(terrain["pieces"])
+    terrain["pieces"].append({"name": "south hill", "kind": ["elevated"], "height_in": 2.0,
+                              "polygon": [[1, 1], [4, 1], [4, 3], [1, 3]]})
+    old = loop.pipeline
+    assert client.put("/api/terrain", json=terrain).status_code == 200
+    pipe = _new_pipeline(loop, old)
+    assert len(pipe.state.terrain) == pieces + 1 and pipe.state.stockpiles == old.state.stockpiles
+    assert _status(client)["status"] == before
+    # the game already ruled, chosen again: nothing is rebuilt
+    assert client.post("/api/live/game", json={"game": "valknut"}).status_code == 200
+    time.sleep(0.5)
+    assert loop.pipeline is pipe
+    # a new table calibration (from the shown frame) carries the game on with the new calibration
+    r = client.post("/api/calibration/table", data={"board": "30x22"})
+    assert r.status_code == 200 and r.json()["ok"], r.text
+    pipe2 = _new_pipeline(loop, pipe)
+    assert pipe2.calibration is app.state.runtime.setup.calibration and pipe2.calibration is not pipe.calibration
+    assert pipe2.state is pipe.state and _status(client)["status"] == before
+
+
+def test_a_roster_that_changes_the_units_asks_first(client: TestClient) -> None:
+    loop = client.app.state.runtime.live  # type: ignore[attr-defined]
+    _place_two_stockpiles(client)
+    roster = client.get("/api/roster").json()["roster"]
+    bigger = copy.deepcopy(roster)
+    bigger["units"][0] = {**roster["units"][0], "tag": 40, "name": "Red 40"}
+    old = loop.pipeline
+    r = client.put("/api/roster", json=bigger)
+    assert r.status_code == 409 and r.json()["restart"], r.text
+    assert "starts the game in progress afresh, because it adds tag 40 and removes tag 10" in r.json()["detail"]
+    assert "{" not in r.json()["detail"] and "--" not in r.json()["detail"]
+    time.sleep(0.3)
+    assert loop.pipeline is old and client.get("/api/roster").json()["roster"] == roster  # nothing changed
+    r = client.put("/api/roster", params={"restart": "true"}, json=bigger)
+    assert r.status_code == 200, r.text
+    pipe = _new_pipeline(loop, old)
+    assert pipe.state is not old.state and _status(client)["total"] == 3  # stockpiles to place again
+    events = client.get("/api/live/events").json()["events"]
+    said = "The game starts afresh: the roster changed: it adds tag 40 and removes tag 10."
+    assert any(e.get("message") == said for e in events)
+
+
+def test_a_declaration_on_the_scripted_sample_is_not_kept(tmp_path: Path) -> None:
+    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
+    with LocalClient(create_app(settings)) as c:
+        loop = _paused_at_0(c.app)
+        pipe = loop.pipeline
+        assert pipe.declarations, "the bundled sample carries its own script"
+        state = pipe.state
+        offered = c.get("/api/live/actions").json()
+        action = offered["groups"][0]["actions"][0]["action"]
+        r = c.post("/api/live/declare", json={"action": action})
+        assert r.status_code == 200, r.text
+        verdicts = r.json()["verdicts"]
+        assert any(v["rule"] == "tablesight.script" and "ruled but not kept" in v["message"] for v in verdicts)
+        assert loop.pipeline is pipe and pipe.state is state  # the script's game goes on as recorded
+
+
+def test_the_samples_edited_terrain_survives_a_restart(tmp_path: Path) -> None:
+    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
+    with LocalClient(create_app(settings)) as c:
+        assert c.app.state.runtime.live.wait_for_frame(20)  # type: ignore[attr-defined]
+        terrain = c.get("/api/terrain").json()
+        terrain["pieces"].append({"name": "south hill", "kind": ["elevated"], "height_in": 2.0,
+                                  "polygon": [[1, 1], [4, 1], [4, 3], [1, 3]]})
+        assert c.put("/api/terrain", json=terrain).status_code == 200
+    with LocalClient(create_app(settings)) as c:
+        names = [p["name"] for p in c.get("/api/terrain").json()["pieces"]]
+        assert "south hill" in names and len(names) == len(terrain["pieces"])
+    # another source does not take the sample's terrain
+    saved_for = json.loads((tmp_path / "setup" / "saved_for.json").read_text())
+    assert saved_for["terrain.json"].endswith("sample_frames/sample") or "sample" in saved_for["terrain.json"]
+
+
+def test_a_camera_measured_in_the_browser_is_used_by_the_next_table_calibration(client: TestClient) -> None:
+    app: Any = client.app
+    runtime = app.state.runtime
+    camera = runtime.setup.calibration.camera.to_json()
+    camera["K"][0][0] *= 1.02
+    camera["K"][1][1] *= 1.02
+    runtime.save_setup_file("camera.json", camera)
+    r = client.post("/api/calibration/table", data={"board": "30x22"})
+    assert r.status_code == 200 and r.json()["ok"], r.text
+    assert r.json()["focal_source"] == "intrinsics"
+    assert abs(runtime.setup.calibration.camera.K[0][0] - camera["K"][0][0]) < 1e-6
