@@ -47,13 +47,14 @@ lock() {
     local tmp
     tmp=$(mktemp -d)
     for extra in run test; do
-        local target="." out="requirements.lock"
-        [ "$extra" = test ] && target=".[test]" && out="requirements-test.lock"
+        local target="." out="requirements.lock" all=""
+        # the test extras build a wheel (setuptools): that lock pins pip and setuptools too
+        [ "$extra" = test ] && target=".[test]" && out="requirements-test.lock" && all="--all"
         "$PY" -m venv "$tmp/$extra"
         "$tmp/$extra/bin/python" -m pip install -q --upgrade pip
         "$tmp/$extra/bin/python" -m pip install -q "$target"
         { echo "# Exact versions ./go setup installs ($extra); renew with ./go lock."
-          "$tmp/$extra/bin/python" -m pip freeze --all --exclude-editable | grep -v "^tablesight"; } > "$out"
+          "$tmp/$extra/bin/python" -m pip freeze $all --exclude-editable | grep -v "^tablesight"; } > "$out"
         echo "wrote $out" >&2
     done
     rm -rf "$tmp"

@@ -46,6 +46,7 @@ document.getElementById("table-form").addEventListener("submit", async (ev) => {
   const msg = document.getElementById("cal-message");
   const anchors = document.getElementById("anchors");
   residual.textContent = ""; residual.className = ""; msg.textContent = "Working…"; msg.className = "muted";
+  document.getElementById("cal-advice").textContent = "";
   try {
     const bitmapPromise = loadPicture(file);
     const a = await send("/api/calibration/table", form);
