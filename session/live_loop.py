@@ -108,8 +108,13 @@ class LiveLoop:
         name: str = "live",
         frames: int | None = None,
         checkpoint_before: Callable[[int], Any | None] = lambda frame: None,
+        idle_unwatched_s: float | None = None,
     ) -> None:
         self.name = name
+        self._idle_unwatched_s = idle_unwatched_s
+        """A recording that only shows itself (the sample) waits once nobody has watched it this long, seconds;
+        None: never (a camera or a video is recorded whether or not anyone watches)."""
+        self._watched_at = time.monotonic()
         self.broadcast = Broadcast()
         self._checkpoint_before = checkpoint_before
         self._open_feed = open_feed
@@ -141,6 +146,8 @@ class LiveLoop:
         self._moves: dict[int, dict[str, Any]] = {}
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG_SIZE)
         self.latest_result: FrameLike | None = None
+        self.idle = False
+        """True while the loop waits for someone to watch (see `idle_unwatched_s`)."""
         self.latest_positions: dict[int, dict[str, Any]] = {}
         self._pipeline: PipelineLike | None = None
         self._declared: deque[tuple[Action, Future[list[dict[str, Any]]]]] = deque()
@@ -321,6 +328,9 @@ class LiveLoop:
                         self._set_status("lost", _sentence(err, "The source could not be opened"))
                         self._wait(1.0)
                         continue
+                if self._idle():
+                    anchor = None  # the pace starts afresh when someone watches again
+                    continue
                 with self._cond:
                     seek, self._seek_to = self._seek_to, None
                     rebuild, self._rebuild = self._rebuild, False
@@ -470,6 +480,22 @@ class LiveLoop:
             self._encoder.flush()
         for done, verdicts in ruled:
             done.set_result(verdicts)
+
+    def _idle(self) -> bool:
+        """Nobody has watched the sample for `idle_unwatched_s`: wait a moment instead of reading a frame (no
+        CPU spent). Anything asked of the loop (a declaration, a seek, a step) is still served at once."""
+        if self._idle_unwatched_s is None or self.broadcast.watchers > 0 or self.latest_result is None:
+            self._watched_at = time.monotonic()
+            return False
+        with self._cond:
+            if self._declared or self._seek_to is not None or self._step > 0 or self._rebuild or self._stop:
+                return False
+            if time.monotonic() - self._watched_at < self._idle_unwatched_s:
+                return False
+            self.idle = True
+            self._cond.wait(0.25)
+        self.idle = False
+        return True
 
     def _finish(self) -> None:
         """The recording has ended: rule and show what its last moments did (Pipeline.finish)."""

@@ -41,6 +41,9 @@ RECORDING_FINE_SCAN_EVERY = 1
 """A recorded session (the sample, --replay, the replay page) scans every frame whole, as `tablesight replay`
 does: it is ruled exactly as the command rules it (a tile found a few frames late could be ruled out of turn)."""
 
+SAMPLE_IDLE_S = 5.0
+"""The bundled sample waits once nobody has watched it for this long, seconds (it is shown, not recorded)."""
+
 MAX_OPEN_REPLAYS = 2
 """Recorded sessions kept open at once on the replay page (the oldest is closed first)."""
 
@@ -117,6 +120,7 @@ class Runtime:
             roster=lambda: self.setup.roster,
             paced=settings.source_kind in ("sample", "replay", "video"),
             at_end="loop" if settings.source_kind == "sample" and settings.loop_sample else "pause",
+            idle_unwatched_s=SAMPLE_IDLE_S if settings.source_kind == "sample" else None,
             jpeg_quality=settings.jpeg_quality,
             name="live",
         )
