@@ -444,13 +444,11 @@ class LiveLoop:
 
     def _redraw_paused(self) -> bool:
         """Show the paused frame again with the current pipeline's shapes (no frame is read or ruled)."""
-        base = self.latest_result
-        if base is None or not dataclasses.is_dataclass(base) or isinstance(base, type):
+        base, pipe = self.latest_result, self._pipeline
+        if base is None or pipe is None:
             return False
-        draw = getattr(self._pipeline, "overlays_now", None)
-        overlays = tuple(draw()) if draw is not None else getattr(base, "overlays", ())
-        self._publish(dataclasses.replace(base, events=(), verdicts=(), overlays=overlays), time.perf_counter(),
-                      time.time())
+        again = dataclasses.replace(cast(Any, base), events=(), verdicts=(), overlays=tuple(pipe.overlays_now()))
+        self._publish(again, time.perf_counter(), time.time())
         self._encoder.flush()
         return True
 
