@@ -4,6 +4,7 @@ server), on the bundled sample session, in real Chromium."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -129,13 +130,17 @@ def test_overlay_page_is_transparent_except_the_measurements(server: str, browse
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(server + "/overlay?layers=bases,labels")
     page.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
-    msg = page.evaluate("window.tablesight.msg")
     image = _shot(page)
     assert image.shape == (1080, 1920, 4)
     alpha = image[:, :, 3]
     assert (alpha == 0).mean() > 0.8  # the camera picture is not there: OBS shows the scene below
-    # every base the server measured is drawn where its pixel shape says (a 1280x720 frame fills 1920x1080)
-    k = 1920 / msg["image_size"][0]
+    # every base the server measured is drawn where its pixel shape says: the frame message and the canvas
+    # are read in one tick of the page, since the sample plays on while a screenshot is taken
+    msg, url = page.evaluate(
+        "() => [window.tablesight.msg, document.getElementById('camera').toDataURL('image/png')]")
+    drawn = cv2.imdecode(np.frombuffer(base64.b64decode(url.split(",", 1)[1]), np.uint8), cv2.IMREAD_UNCHANGED)
+    alpha = drawn[:, :, 3]
+    k = drawn.shape[1] / msg["image_size"][0]
     bases = [s for s in msg["image_shapes"] if s["s"] == "base"]
     assert len(bases) == len(msg["units"]) > 0
     for s in bases:
