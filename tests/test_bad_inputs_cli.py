@@ -232,6 +232,12 @@ ROWS: list[tuple[str, list[str], int, str]] = [
     ("tags --ids 29-10", ["tags", "--ids", "29-10", "-o", "{dir}/t.pdf"], 2, "29-10"),
     ("tags --ids 587", ["tags", "--ids", "587", "-o", "{dir}/t.pdf"], 2, "0-586"),
     ("tags -o is a folder", ["tags", "--ids", "10-12", "-o", "{folder}"], 2, "Cannot write"),
+    ("tags --mount rim, 32 mm base", ["tags", "--ids", "10", "--mount", "rim", "--base", "32", "-o", "{dir}/t.pdf"], 2,
+     "print toppers instead"),
+    ("tags --mount rim, no base", ["tags", "--ids", "10", "--mount", "rim", "-o", "{dir}/t.pdf"], 2, "(--base)"),
+    ("tags --pin on flat tags", ["tags", "--ids", "10", "--pin", "2", "-o", "{dir}/t.pdf"], 2, "--mount topper"),
+    ("tags --clearance nan", ["tags", "--ids", "10", "--mount", "rim", "--base", "60", "--clearance", "nan",
+                              "-o", "{dir}/t.pdf"], 2, "--clearance"),
     ("mat -o is a folder", ["mat", "--board", "30x22", "-o", "{folder}"], 2, "Cannot write"),
     ("mat --board 0x0", ["mat", "--board", "0x0", "-o", "{dir}/m.pdf"], 2, "positive width"),
     # serve: everything it reads is checked before it listens

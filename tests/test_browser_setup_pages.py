@@ -55,6 +55,16 @@ def test_printables_errors_are_sentences_under_the_form(server: tuple[str, Any],
     url, _app = server
     page.goto(url + "/roster")
     form = page.locator("form.printable").first
+    assert page.input_value("#tmount") == "topper"  # the mount a figure's base needs comes first
+    assert page.is_visible("#tpin") and not page.is_visible("#tclear")
+    page.select_option("#tmount", "rim")
+    assert page.is_visible("#tclear") and not page.is_visible("#tpin") and page.is_disabled("#tpin")
+    form.locator("button[type=submit]").click()  # a 32 mm base leaves no room beside the feet
+    page.wait_for_function("document.querySelector('form.printable .form-error').textContent.includes('topper')",
+                           timeout=10000)
+    text = str(form.locator(".form-error").text_content())
+    assert "wider base" in text and "--" not in text, text
+    page.select_option("#tmount", "flat")
     page.fill("#tsize", "0.9")
     page.fill("#tbase", "20")
     form.locator("button[type=submit]").click()
@@ -74,6 +84,12 @@ def test_printables_errors_are_sentences_under_the_form(server: tuple[str, Any],
     with page.expect_download(timeout=20000) as info:
         form.locator("button[type=submit]").click()
     assert info.value.suggested_filename.startswith("tags-") and str(err.text_content()) == ""
+    page.select_option("#tmount", "topper")
+    page.fill("#tsize", "")
+    page.fill("#tpin", "1.6")
+    with page.expect_download(timeout=20000) as info:
+        form.locator("button[type=submit]").click()
+    assert info.value.suggested_filename.endswith("-topper.pdf") and str(err.text_content()) == ""
 
 
 def test_check_army_in_words_and_server_down_in_words(server: tuple[str, Any], page: Any) -> None:

@@ -14,6 +14,11 @@ FLAG_WORDS = {
     "--layout": "the anchor layout",
     "--ids": "the tag ids",
     "--size": "the tag size",
+    "--base": "the base size",
+    "--base-height": "the base height",
+    "--mount": "the mount",
+    "--pin": "the pin height",
+    "--clearance": "the feet clearance",
     "--calibration": "the calibration",
     "--roster": "the roster",
     "--terrain": "the terrain",
@@ -31,12 +36,17 @@ def page_words(text: str) -> str:
     """`text` with every command-line flag replaced by the page's name for that input."""
     out = _FLAG.sub(lambda m: FLAG_WORDS.get(m.group(0), "that setting"), text)
     out = out.replace("the board size WxD", "the board size (like 30x22)")
+    out = out.replace("(the mount topper)", "(the topper mount)")
     return out[:1].upper() + out[1:] if _FLAG.match(text) else out
 
 
 FIELD_WORDS = {
     "size": "the tag size (inches)",
     "base_mm": "the base size (mm)",
+    "mount": "the mount",
+    "pin_in": "the pin height (inches)",
+    "clearance_in": "the feet clearance (inches)",
+    "base_height_in": "the base height (inches)",
     "square_in": "the square size (inches)",
     "marker_in": "the marker size (inches)",
     "paper": "the paper",

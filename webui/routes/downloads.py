@@ -1,4 +1,4 @@
-"""Downloads: the printable tag sheet and anchor mat (PDF), and the current setup files (JSON)."""
+"""Downloads: the printable tag sheet (for a mount) and anchor mat (PDF), and the current setup files (JSON)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
 from calibration.layout import default_layout, parse_board
-from session.printables import anchor_mat_pdf, parse_ids, tag_sheet_pdf
+from session.printables import anchor_mat_pdf, mount_sheet_pdf, parse_ids, plan_sheet
 from webui.deps import RuntimeDep
 
 router = APIRouter()
@@ -23,16 +23,31 @@ def _pdf(data: bytes, name: str) -> Response:
 @router.get("/download/tags.pdf")
 def tags_pdf(
     ids: str = Query("10-29", max_length=200),
-    size: float = Query(0.6, gt=0.1, le=6.0),
-    paper: str = Query("letter", pattern="^(letter|a4)$"),
+    mount: str = Query("flat", pattern="^(flat|topper|rim)$"),
+    size: float | None = Query(None, gt=0.1, le=6.0),
     base_mm: float | None = Query(None, gt=5, le=200),
+    pin_in: float | None = Query(None, gt=0, le=8),
+    clearance_in: float | None = Query(None, ge=0, le=4),
+    base_height_in: float | None = Query(None, ge=0, le=2),
+    paper: str = Query("letter", pattern="^(letter|a4)$"),
 ) -> Response:
-    """A sheet of base tags (black square `size` inches), ids like 10-29 or 10,12,14-16; with `base_mm`, each
-    tag inside its base's cut circle (and refused when it does not fit the base)."""
+    """A sheet of tags for one mount (`tablesight tags --mount`), ids like 10-29 or 10,12,14-16: topper cards
+    (`pin_in`: the tag face above the base's top), rim tags cut to a `base_mm` base beside feet that need
+    `clearance_in`, or flat tags (with `base_mm`, inside the base's cut circle). `size` is the black square,
+    inches (default: from the mount and the base). A value for another mount's field is left out, since the
+    page keeps what was typed there."""
     tag_ids = parse_ids(ids)
     if len(tag_ids) > MAX_SHEET_TAGS:
         raise HTTPException(400, f"{len(tag_ids)} tags were asked for; print at most {MAX_SHEET_TAGS} at a time.")
-    return _pdf(tag_sheet_pdf(tag_ids, size, base_mm=base_mm, paper=paper), f"tags-{ids}.pdf")
+    sheet = plan_sheet(
+        mount,
+        size,
+        base_mm,
+        pin_in=pin_in if mount == "topper" else None,
+        clearance_in=clearance_in if mount == "rim" else None,
+        base_height_in=base_height_in,
+    )
+    return _pdf(mount_sheet_pdf(tag_ids, sheet, paper=paper), f"tags-{ids}-{mount}.pdf")
 
 
 @router.get("/download/mat.pdf")

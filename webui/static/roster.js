@@ -119,6 +119,18 @@ document.getElementById("rsave").addEventListener("click", () => save(false));
   load(r);
 })();
 
+// The tag sheet's mount shows only its own fields (pin height for a topper, feet clearance for a rim tag); a
+// field hidden keeps what was typed but is not sent.
+const mountSel = document.getElementById("tmount");
+function showMountFields() {
+  for (const el of document.querySelectorAll("form.printable [data-mount]")) {
+    const mine = el.dataset.mount === mountSel.value;
+    el.hidden = !mine;
+    if (el.tagName === "INPUT") el.disabled = !mine;
+  }
+}
+if (mountSel) { mountSel.addEventListener("change", showMountFields); showMountFields(); }
+
 // The printables: downloaded by the page, so that a wrong size is a sentence under the form, not a page of JSON.
 for (const form of document.querySelectorAll("form.printable")) {
   form.addEventListener("submit", async (ev) => {
