@@ -16,7 +16,8 @@ const GONE_FRAMES = 20;
 // Units by tag id (name, owner): from the roster, then from every frame. Words are shown, ids only as a detail.
 const UNITS = new Map();
 export function noteUnits(list) { for (const u of list || []) if (u && u.tag !== undefined && u.name) UNITS.set(Number(u.tag), { name: u.name, owner: u.owner }); }
-api("/api/setup").then((s) => noteUnits(s.roster ? s.roster.units : [])).catch(() => {});
+// The event log waits for these names, so that it never shows "tag 12" for a unit the roster names.
+const unitsNoted = api("/api/setup").then((s) => noteUnits(s.roster ? s.roster.units : [])).catch(() => {});
 
 // "Red 2" (its owner added when the name does not say it: "Sigrid (red)"); "tag 17" for a tag no roster names.
 export function nameOf(tag) {
@@ -96,7 +97,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     try { state.terrain = (await api("/api/terrain")).pieces || []; } catch (e) { state.terrain = []; }
   }
   loadTerrain();
-  if (eventsPath) api(eventsPath).then((r) => addEvents(r.events || [])).catch(() => {});
+  if (eventsPath) unitsNoted.then(() => api(eventsPath)).then((r) => addEvents(r.events || [])).catch(() => {});
 
   const seen = new Set();
   function addEvents(list) {
