@@ -139,9 +139,9 @@ def _valknut_world() -> tuple[dict[str, Any], dict[int, str], float]:
 
 
 def _true_placements(truth: dict[str, Any], frame: int) -> dict[int, Placement]:
+    """The units where they truly stand: base centre and the floor under the base (its underside's height)."""
     tags = truth["frames"][frame]["tags"]
-    return {int(t): Placement(int(t), v["base_in"][0], v["base_in"][1], max(0.0, v["z_in"] - 0.125))
-            for t, v in tags.items()}
+    return {int(t): Placement(int(t), v["base_in"][0], v["base_in"][1], v["floor_in"]) for t, v in tags.items()}
 
 
 def _frame_of_positions(v: dict[str, Any], moves: list[dict[str, Any]]) -> int:
@@ -201,4 +201,5 @@ def test_valknut_transcript_has_real_rulings(replayed: dict[str, list[dict[str, 
     climbed = [e for e in replayed["valknut_skirmish"] if e["type"] == "move" and e["tag"] == 13]
     truth = _truth("valknut_skirmish")
     last = truth["frames"][climbed[0]["frame"]]["tags"]["13"]
-    assert abs(last["z_in"] - 3.125) < 1e-9
+    assert abs(last["floor_in"] - 3.0) < 1e-9  # the base stands on the 3" ruin floor ...
+    assert last["mount"] == "topper" and abs(last["z_in"] - (3.0 + 1.85)) < 1e-9  # ... its topper's tag 1.85" above

@@ -52,7 +52,7 @@ def test_moves_are_the_replays_moves(valknut: BattleReport) -> None:
 def test_trails_end_where_the_last_move_put_each_unit(valknut: BattleReport) -> None:
     red5 = valknut.units[14]
     assert red5.name == "Red 5" and red5.owner == "red"
-    assert [(round(x, 4), round(y, 4)) for _, x, y in red5.trail[-2:]] == [(13.2012, 10.2013), (11.9997, 8.2977)]
+    assert [(round(x, 4), round(y, 4)) for _, x, y in red5.trail[-2:]] == [(13.2, 10.2018), (11.9999, 8.3002)]
     assert len(red5.trail) == 3  # placed, moved, disengaged
 
 
@@ -63,7 +63,7 @@ def test_turns_dice_and_attacks(valknut: BattleReport) -> None:
         (15, (4,), 4, True), (13, (4, 1), None, None), (17, (3,), 4, False)]
     assert valknut.attacks_by_unit() == {15: (1, 1), 17: (1, 0)}
     per_turn = valknut.distance_by_turn()
-    assert per_turn[14][1] == pytest.approx(5.3869) and per_turn[14][2] == pytest.approx(2.251)
+    assert per_turn[14][1] == pytest.approx(5.3903) and per_turn[14][2] == pytest.approx(2.2487)
 
 
 def test_messages_name_units_not_ids(valknut: BattleReport) -> None:
@@ -84,7 +84,7 @@ def test_json_is_plain_and_complete(valknut: BattleReport) -> None:
     data = json.loads(json.dumps(valknut.to_json()))
     assert data["game"] == "Valknut: Skirmish Game" and data["frames"] == 140
     assert data["attacks"] == {"Blue 1": {"attacks": 1, "hits": 1}, "Blue 3": {"attacks": 1, "hits": 0}}
-    assert data["distance_by_turn"]["Red 5"] == {"1": 5.387, "2": 2.251}
+    assert data["distance_by_turn"]["Red 5"] == {"1": 5.39, "2": 2.249}
     assert len(data["moves"]) == 5 and data["moves"][1]["name"] == "Blue 3"
 
 

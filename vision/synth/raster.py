@@ -199,6 +199,29 @@ class Canvas:
         self.depth[:] = self._plane_depth(quad_in, (0, 0, w, h))
         self.face_id[:] = 0
 
+    def darken(self, pts_in: np.ndarray, factor: float, soften_in: float) -> None:
+        """A soft shadow: what is drawn inside the polygon (N, 3 table inches) darkened to `factor`, its edge
+        blurred over ~`soften_in` inches (measured at the polygon's first point)."""
+        if not self.visible(pts_in):
+            return
+        px = self.project(pts_in)
+        step = self.project(np.asarray(pts_in[:1]) + [[soften_in, 0.0, 0.0]])
+        sigma = max(0.5, float(np.linalg.norm(step[0] - px[0])))
+        pad = int(np.ceil(3.0 * sigma)) + 1
+        w, h = self.size
+        x0 = max(int(np.floor(px[:, 0].min())) - pad, 0)
+        y0 = max(int(np.floor(px[:, 1].min())) - pad, 0)
+        x1 = min(int(np.ceil(px[:, 0].max())) + pad + 1, w)
+        y1 = min(int(np.ceil(px[:, 1].max())) + pad + 1, h)
+        if x1 <= x0 or y1 <= y0:
+            return
+        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        shift = 4
+        pts = np.round((px - [x0, y0]) * (1 << shift)).astype(np.int32)
+        cv2.fillPoly(mask, [pts], 1.0, lineType=cv2.LINE_AA, shift=shift)
+        soft = np.asarray(cv2.GaussianBlur(mask, (0, 0), sigma), np.float32)
+        self.colour[y0:y1, x0:x1] *= (1.0 - (1.0 - factor) * soft)[:, :, None]
+
     def coverage_of(self, pts_in: np.ndarray, face: int) -> float:
         """Fraction of the polygon's pixels (N, 3 table inches) where face `face` is what the camera sees."""
         px = self.project(pts_in)

@@ -23,6 +23,18 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.layout import AnchorLayout, default_layout
+from vision.synth.figures import (
+    Face,
+    Figure,
+    RimTag,
+    TagPose,
+    Topper,
+    figure_faces,
+    rim_tag,
+    shadow_outline,
+    topper_faces,
+    topper_tag,
+)
 from vision.synth.raster import Canvas
 from vision.tag_family import tag_bitmap
 
@@ -52,6 +64,12 @@ class BasePlacement:
     """Tag centre relative to the base centre, in the base's frame (turned by yaw), inches."""
     base_height_in: float = 0.125
     """The base's own height under the tag face (the cylinder drawn), inches."""
+    figure: Figure | None = None
+    """A miniature standing on the base (vision.synth.figures): it hides what is behind it."""
+    topper: Topper | None = None
+    """A pin and card above the figure carrying `tag` (then z_in is the base top and tag_offset_in unused)."""
+    more_tags: tuple[RimTag, ...] = ()
+    """Extra tags glued flat on the base top at their offsets (base frame)."""
 
     @property
     def tag_center_in(self) -> tuple[float, float]:
@@ -61,6 +79,28 @@ class BasePlacement:
             self.x + dx * math.cos(a) - dy * math.sin(a),
             self.y + dx * math.sin(a) + dy * math.cos(a),
         )
+
+    @property
+    def floor_z_in(self) -> float:
+        """Height of the base's underside (what it stands on), inches."""
+        return max(0.0, self.z_in - self.base_height_in)
+
+    @property
+    def radius_in(self) -> float:
+        return self.base_mm / MM_PER_INCH / 2.0
+
+    def tag_poses(self) -> list[tuple[int, TagPose, str]]:
+        """Every tag on this base: (id, where it lies, mount: "base", "topper" or "rim"), the main tag first."""
+        if self.topper is not None:
+            main = topper_tag(self.topper, self.x, self.y, self.z_in, self.floor_z_in, self.yaw_deg, self.tag_in)
+            out = [(self.tag, main, "topper")]
+        else:
+            tx, ty = self.tag_center_in
+            a = math.radians(self.yaw_deg)
+            ex, ey = np.array([math.cos(a), math.sin(a), 0.0]), np.array([-math.sin(a), math.cos(a), 0.0])
+            out = [(self.tag, TagPose(np.array([tx, ty, self.z_in]), ex, ey, self.tag_in), "base")]
+        out += [(rim.tag, rim_tag(rim, self.x, self.y, self.z_in, self.yaw_deg), "rim") for rim in self.more_tags]
+        return out
 
 
 @dataclass(frozen=True)
@@ -143,11 +183,27 @@ class TagTruth:
     anchor: bool
     base_in: tuple[float, float] | None
     """Base centre for base tags, inches."""
+    unit: int | None = None
+    """The main tag of the base this tag is on (its unit); None for anchors."""
+    mount: str = "anchor"
+    """Where the tag is: "anchor", "base" (flat on the base top), "topper" (a card on a pin) or "rim"."""
+    whole: bool = False
+    """True when the camera sees the black square and its white border whole: nothing in front, in frame."""
 
     @property
     def side_px(self) -> float:
         c = self.corners_px
         return float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
+
+
+class BaseTruth(NamedTuple):
+    """Ground truth of one base: its unit (main tag id), centre and underside height (table inches), yaw,
+    and the ids of every tag on it (main first)."""
+
+    unit: int
+    center_in: tuple[float, float, float]
+    yaw_deg: float
+    tags: tuple[int, ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,6 +215,8 @@ class Rendered:
     camera: CameraModel
     rvec: np.ndarray
     tvec: np.ndarray
+    bases: dict[int, BaseTruth] = field(default_factory=dict)
+    """Every base in the scene by its unit (main tag id)."""
 
 
 def camera_looking_at(
@@ -284,6 +342,19 @@ class _Drawer:
         self.tag_faces[tag_id] = face
         self.canvas.draw_texture(quad, _tag_texture(tag_id, per_cell), face)
 
+    def tag_at(self, tag_id: int, pose: TagPose) -> None:
+        """A tag lying anywhere (a topper's tilted card): its white-bordered bitmap over `pose`."""
+        full = pose.corners(10.0 / 8.0)
+        if not self.canvas.visible(full):
+            self.tag_faces[tag_id] = self.face()
+            return
+        px = self.canvas.project(full)
+        span = float(np.max(np.linalg.norm(px - np.roll(px, -1, axis=0), axis=1)))
+        per_cell = int(np.clip(math.ceil(span * self.canvas.supersample / 10.0), 2, 96))
+        face = self.face()
+        self.tag_faces[tag_id] = face
+        self.canvas.draw_texture(full[[3, 2, 1, 0]], _tag_texture(tag_id, per_cell), face)
+
     def anchor(self, tag_id: int, cx: float, cy: float, z: float, side: float, turns: int) -> None:
         self.canvas.draw_polygon(_square(cx, cy, z, side * 1.5, 0.0), (PAPER_WHITE,) * 3, self.face())
         self.tag(tag_id, cx, cy, z, side, 90.0 * turns)
@@ -300,8 +371,36 @@ class _Drawer:
                 mid = _circle(b.x, b.y, (top + bottom) / 2.0, r, 3)
                 self.canvas.draw_outline(hull.astype(np.float64), mid, _shade(b.colour, 0.6), self.face())
         self.canvas.draw_polygon(ring_top, b.colour, self.face())
-        tx, ty = b.tag_center_in
-        self.tag(b.tag, tx, ty, top, b.tag_in, b.yaw_deg)
+        if b.topper is None:
+            tx, ty = b.tag_center_in
+            self.tag(b.tag, tx, ty, top, b.tag_in, b.yaw_deg)
+        for rim in b.more_tags:
+            self.tag_at(rim.tag, rim_tag(rim, b.x, b.y, top, b.yaw_deg))
+        if b.figure is None and b.topper is None:
+            return
+        # the figure, the pin and the card: far faces first, so that edges blend over what is behind them
+        items: list[tuple[float, Callable[[], None]]] = []
+
+        def depth(pts: np.ndarray) -> float:
+            return float(np.mean(self.canvas.to_camera(pts)[:, 2]))
+
+        solid: list[Face] = []
+        if b.figure is not None:
+            solid += figure_faces(b.figure, b.x, b.y, top, b.yaw_deg, r)
+        if b.topper is not None:
+            card_tag = topper_tag(b.topper, b.x, b.y, top, bottom, b.yaw_deg, b.tag_in)
+            pin, card = topper_faces(b.topper, card_tag, b.x, b.y, top)
+            solid += pin
+
+            def card_and_tag(card_pts: np.ndarray = card.pts, bgr: BGR = card.colour) -> None:
+                self.canvas.draw_polygon(card_pts, bgr, self.face())
+                self.tag_at(b.tag, card_tag)
+
+            items.append((depth(card.pts), card_and_tag))
+        for f in solid:
+            items.append((depth(f.pts), functools.partial(self.canvas.draw_polygon, f.pts, f.colour, self.face())))
+        for _, draw in sorted(items, key=lambda it: -it[0]):
+            draw()
 
     def block(self, blk: Block) -> None:
         poly = np.asarray(blk.polygon, np.float64)
@@ -488,6 +587,9 @@ def render_scene(scene: Scene, rng: np.random.Generator | int) -> Rendered:
     floor = (38.0, 42.0, 48.0)
     canvas.draw_background(table_quad, _table_texture(scene.board, scene.table_bgr, gen), floor)
     canvas.colour[~np.isfinite(canvas.depth)] = floor
+    for b in scene.bases:
+        if b.figure is not None and b.floor_z_in < 1e-6:
+            canvas.darken(shadow_outline(b.figure, b.x, b.y, 0.0, b.radius_in), 0.6, 0.12)
 
     drawer = _Drawer(canvas)
     layout = scene.anchor_layout()
@@ -517,15 +619,25 @@ def render_scene(scene: Scene, rng: np.random.Generator | int) -> Rendered:
     # ground truth
     truths: dict[int, TagTruth] = {}
     frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]], np.float32)
-    placed: list[tuple[int, float, float, float, float, float, bool, tuple[float, float] | None]] = []
+    placed: list[tuple[int, np.ndarray, np.ndarray, float, float, BasePlacement | None, str]] = []
     for a in layout.anchors.values():
         turns = int(scene.anchor_turns.get(a.id, 0))
-        placed.append((a.id, a.centre[0], a.centre[1], a.z_in, a.size_in, 90.0 * turns, True, None))
+        centre = np.array([a.centre[0], a.centre[1], a.z_in])
+        corners = _square(a.centre[0], a.centre[1], a.z_in, a.size_in, 90.0 * turns)
+        placed.append((a.id, corners, centre, a.size_in, 90.0 * turns, None, "anchor"))
+    bases: dict[int, BaseTruth] = {}
     for b in scene.bases:
-        tx, ty = b.tag_center_in
-        placed.append((b.tag, tx, ty, b.z_in, b.tag_in, b.yaw_deg, False, (b.x, b.y)))
-    for tag_id, cx, cy, z, side, yaw, is_anchor, base in placed:
-        corners3 = _square(cx, cy, z, side, yaw)
+        on_base = b.tag_poses()
+        bases[b.tag] = BaseTruth(b.tag, (b.x, b.y, b.floor_z_in), b.yaw_deg, tuple(t for t, _, _ in on_base))
+        for tag_id, pose, mount in on_base:
+            if mount == "base":  # as ever: the flat square through _square (exact same numbers)
+                tx, ty = float(pose.centre[0]), float(pose.centre[1])
+                corners = _square(tx, ty, b.z_in, b.tag_in, b.yaw_deg)
+            else:
+                corners = pose.corners()
+            placed.append((tag_id, corners, pose.centre, pose.side, b.yaw_deg, b, mount))
+    for tag_id, corners3, centre3, side, yaw, on, mount in placed:
+        cx, cy, z = (float(v) for v in centre3)
         pts = np.vstack([corners3, [[cx, cy, z]]])
         proj, _ = cv2.projectPoints(pts, scene.rvec, scene.tvec, cam.K, cam.dist)
         proj = proj.reshape(-1, 2)
@@ -535,6 +647,10 @@ def render_scene(scene: Scene, rng: np.random.Generator | int) -> Rendered:
         if area > 0:
             inter, _ = cv2.intersectConvexConvex(quad, frame)
             seen *= min(1.0, float(inter) / area)
+        # the white border too (half a cell in from its outer edge): a spear across it spoils the read
+        bordered = centre3 + (corners3 - centre3) * (9.0 / 8.0)
+        whole = seen > 0.999 and canvas.visible(bordered)
+        whole = whole and canvas.coverage_of(bordered, drawer.tag_faces[tag_id]) > 0.999
         truths[tag_id] = TagTruth(
             id=tag_id,
             corners_px=proj[:4].copy(),
@@ -543,8 +659,11 @@ def render_scene(scene: Scene, rng: np.random.Generator | int) -> Rendered:
             yaw_deg=yaw,
             tag_in=side,
             visible_fraction=seen,
-            anchor=is_anchor,
-            base_in=base,
+            anchor=on is None,
+            base_in=None if on is None else (on.x, on.y),
+            unit=None if on is None else on.tag,
+            mount=mount,
+            whole=bool(whole),
         )
 
     # lens, light, blur, noise, compression
@@ -565,5 +684,10 @@ def render_scene(scene: Scene, rng: np.random.Generator | int) -> Rendered:
         if ok:
             out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return Rendered(
-        image=out, tags=truths, camera=cam, rvec=np.asarray(scene.rvec), tvec=np.asarray(scene.tvec)
+        image=out,
+        tags=truths,
+        camera=cam,
+        rvec=np.asarray(scene.rvec),
+        tvec=np.asarray(scene.tvec),
+        bases=bases,
     )

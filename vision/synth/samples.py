@@ -10,7 +10,8 @@ cover, declare). `record_session(script, directory)` renders and records it and 
     calibration.json     calibrate_table on the FIRST recorded frame with the true intrinsics (camera.json)
     roster.json, terrain.json, setup.json (the game's setup object), declarations.jsonl
                          ({"frame": n, "action": {...}}: the actions players declared at frame n)
-    truth.json           true tag/base positions per frame, the true moves and the quiet spans
+    truth.json           true tag/base positions per frame (base centre, tag centre and face height, the floor the
+                         base stands on, mount, visible share), the true moves and the quiet spans
 
 Lengths in inches, pixels in OpenCV's convention, times in seconds. Deterministic: the same script and seed
 give the same frames. `python -m vision.synth.samples --out sample_frames` regenerates the bundled ones
@@ -36,6 +37,7 @@ from calibration.layout import default_layout
 from calibration.table import TableCalibration, calibrate_table, collect_anchors
 from vision.recorder import Recorder
 from vision.session_dir import write_bytes_atomic, write_json_atomic
+from vision.synth.figures import Figure, Topper
 from vision.synth.render import (
     BasePlacement,
     Block,
@@ -52,25 +54,58 @@ JPEG_QUALITY = 85
 RED: BGR = (45.0, 45.0, 165.0)
 BLUE: BGR = (160.0, 70.0, 40.0)
 BASE_Z_IN = 0.125
-"""Tag face height of a base standing on the table, inches."""
+"""Height of a base's top standing on the table, inches (the tag face's, for a tag flat on the base)."""
+TOPPER_IN = 1.85
+"""The tag face's height above the base's underside on the samples' toppers, inches (the roster's
+`base_height_in`)."""
 
+
+NO_GAME = ""
+"""A sample's manifest `"game": ""`: no game is played; its roster tells the bases' mounts only (the replay
+takes the manifest's game before the roster's)."""
 
 # ---------------------------------------------------------------------------------------------- values
 
 
 @dataclass(frozen=True)
 class BaseLook:
-    """How a base looks: tag black square (inches), diameter (mm), colour (BGR), height under the tag (inches)."""
+    """How a base looks: tag black square (inches), diameter (mm), colour (BGR), the base's own height
+    (inches), the figure standing on it and the topper carrying its tag (None: the tag lies on the base top)."""
 
     tag_in: float = 0.75
     base_mm: float = 32.0
     colour: BGR = RED
     base_height_in: float = BASE_Z_IN
+    figure: Figure | None = None
+    topper: Topper | None = None
+
+    @property
+    def tag_height_in(self) -> float:
+        """The tag face's height above the base's underside: the roster's `base_height_in`."""
+        return self.topper.height_in if self.topper is not None else self.base_height_in
+
+
+def miniature(colour: BGR, tag_in: float = 0.75, reach_in: float | None = None, reach_deg: float = 90.0,
+              facing_deg: float = 90.0) -> BaseLook:
+    """A 32 mm base in `colour` with a 1.35" figure on it (a tunic of the same colour, a spear reaching
+    `reach_in` past the base edge when given) and its tag on a topper TOPPER_IN up."""
+    tunic: BGR = (min(255.0, colour[0] * 1.15 + 10), min(255.0, colour[1] * 1.15 + 10), min(255.0, colour[2] * 1.15 + 10))
+    return BaseLook(tag_in, 32.0, colour, figure=Figure(colour=tunic, reach_in=reach_in, reach_deg=reach_deg,
+                                                        facing_deg=facing_deg),
+                    topper=Topper(height_in=TOPPER_IN))
+
+
+def mounts_roster(game: str, looks: Mapping[int, BaseLook], owners: Mapping[int, str]) -> dict[str, Any]:
+    """Roster entries that tell the pipeline each base's mount: diameter, tag height and tag side."""
+    return {"game": game, "units": [{"tag": t, "name": f"{owners[t].title()} {t}", "profile": "soldier",
+                                     "owner": owners[t], "base_mm": round(lk.base_mm), "base_height_in": lk.tag_height_in,
+                                     "tag_in": lk.tag_in} for t, lk in sorted(looks.items())]}
 
 
 @dataclass(frozen=True)
 class Pose:
-    """A base's centre (x, y) and its tag face height z_in (inches), turned yaw_deg."""
+    """A base's centre (x, y), the height of its top z_in (inches; the tag face's for a tag flat on it),
+    turned yaw_deg."""
 
     x: float
     y: float
@@ -182,7 +217,8 @@ class SessionScript:
     def scene(self, i: int) -> Scene:
         f = self.frames[i]
         bases = tuple(BasePlacement(tag, p.x, p.y, p.z_in, p.yaw_deg, self.looks[tag].tag_in, self.looks[tag].base_mm,
-                                    self.looks[tag].colour, base_height_in=self.looks[tag].base_height_in)
+                                    self.looks[tag].colour, base_height_in=self.looks[tag].base_height_in,
+                                    figure=self.looks[tag].figure, topper=self.looks[tag].topper)
                       for tag, p in f.bases)
         return Scene.at(self.poses[f.camera], self.board, bases=bases, terrain=self.blocks(), hands=f.hands,
                         anchor_turns=dict(self.anchor_turns), light_gradient=0.0, blur_px=f.blur_px,
@@ -305,9 +341,11 @@ def render_frame(script: SessionScript, i: int) -> tuple[np.ndarray, dict[str, A
     for tag, truth in sorted(rendered.tags.items()):
         if truth.anchor:
             continue
+        base = rendered.bases.get(truth.unit if truth.unit is not None else tag)
         tags[str(tag)] = {"base_in": _pt(truth.base_in or (0.0, 0.0)), "tag_in": _pt(truth.center_in[:2]),
                           "z_in": round(float(truth.center_in[2]), 4), "yaw_deg": round(truth.yaw_deg, 3),
-                          "visible": round(truth.visible_fraction, 3)}
+                          "visible": round(truth.visible_fraction, 3), "mount": truth.mount,
+                          "floor_in": round(base.center_in[2], 4) if base is not None else 0.0}
     record = {"index": i, "t": round(i / script.fps, 6), "tags": tags, "hands": len(f.hands), "camera": f.camera,
               "light": {"gain": f.light.gain, "gradient": f.light.gradient}, "blur_px": f.blur_px}
     return image, record
@@ -394,23 +432,31 @@ VALKNUT_TERRAIN: dict[str, Any] = {"pieces": [
 
 def _valknut_roster() -> dict[str, Any]:
     units = [{"tag": 10 + i, "name": f"{'Red' if i < 5 else 'Blue'} {i % 5 + 1}", "profile": "soldier",
-              "owner": "red" if i < 5 else "blue", "base_mm": 32, "tag_in": 0.75} for i in range(10)]
+              "owner": "red" if i < 5 else "blue", "base_mm": 32, "base_height_in": TOPPER_IN, "tag_in": 0.75}
+             for i in range(10)]
     return {"game": "valknut", "units": units}
 
 
+SPEARS = {11: 0.4, 13: 0.3, 16: 0.45, 18: 0.35}
+"""Figures whose spear reaches past their base's edge (inches) in the Valknut sample."""
+
+
 def valknut_skirmish(size: tuple[int, int] = (1280, 720), seed: int = 7) -> SessionScript:
-    """Valknut on the example roster: deployment, a hand over the board, turn 1 (a carried move, an illegal
+    """Valknut on the example roster, a 1.35" figure on every base and each tag on a topper 1.85" up: deployment, a hand over the board, turn 1 (a carried move, an illegal
     slide beyond Speed that ends within 1" of an enemy, a climb onto the 3" west ruin, a ranged attack the
     stone wall blocks, a clear one) and turn 2 (a melee attack and a disengage)."""
     board = (30.0, 22.0)
     pose = camera_framing_board(board, 38.0, 14.0, 0.0, size, [-0.06, 0.015, 0.0005, -0.0003, 0.0])
-    looks = {10 + i: BaseLook(0.75, 32.0, RED if i < 5 else BLUE) for i in range(10)}
+    looks = {10 + i: miniature(RED if i < 5 else BLUE, 0.75, SPEARS.get(10 + i), 70.0 if i < 5 else 250.0,
+                               60.0 if i < 5 else 240.0) for i in range(10)}
     b = ScriptBuilder(looks)
     deploy = {10: Pose(2.0, 2.0), 11: Pose(4.5, 8.5), 12: Pose(7.0, 2.5), 13: Pose(8.8, 5.0), 14: Pose(8.6, 7.4),
               15: Pose(28.0, 20.0), 16: Pose(25.5, 19.5), 17: Pose(22.0, 12.5), 18: Pose(27.0, 15.0),
               19: Pose(24.0, 17.0)}
     b.hold(3)
-    for red in range(10, 15):  # the higher roller (red) first, then alternating: pairs red, blue in tag order
+    # the higher roller (red) first, then alternating, in pairs red and blue; 13 goes down before 12, so that no
+    # arm reaching in to put a unit down crosses the topper of one put down just before
+    for red in (10, 11, 13, 12, 14):
         b.place({red: deploy[red], red + 5: deploy[red + 5]})
         b.hold(2)
     b.hold(6)
@@ -509,12 +555,12 @@ def magni_placement(size: tuple[int, int] = (1280, 720), seed: int = 11) -> Sess
 
 
 def stress(size: tuple[int, int] = (1280, 720), seed: int = 23) -> SessionScript:
-    """Eight bases, no game: the light dims and brightens with a changing falloff, the camera is knocked a
+    """Eight bases with figures and toppers, no game (the roster gives the mounts only): the light dims and brightens with a changing falloff, the camera is knocked a
     little (a small turn and shift, one motion-blurred frame), other frames are motion-blurred; two moves."""
     board = (30.0, 22.0)
     pose = camera_framing_board(board, 36.0, 12.0, 3.0, size, [-0.07, 0.02, 0.0, 0.0, 0.0])
     knocked = _knocked(pose, (0.35, -0.45, 0.3), (0.12, -0.08, 0.05))
-    looks = {20 + i: BaseLook(0.75, 32.0, RED if i % 2 else BLUE) for i in range(8)}
+    looks = {20 + i: miniature(RED if i % 2 else BLUE, 0.75, 0.35 if i % 3 == 0 else None, 45.0 * i) for i in range(8)}
     b = ScriptBuilder(looks, Light(1.0, 0.1, 20.0))
     b.at.update({20: Pose(4.0, 4.0), 21: Pose(9.0, 16.0), 22: Pose(14.0, 6.0), 23: Pose(18.0, 18.0),
                  24: Pose(23.0, 5.0, yaw_deg=40.0), 25: Pose(26.0, 14.0, yaw_deg=-25.0), 26: Pose(6.0, 11.0),
@@ -539,24 +585,27 @@ def stress(size: tuple[int, int] = (1280, 720), seed: int = 23) -> SessionScript
     b.hold(2)
     b.carry(25, Pose(22.0, 16.5, yaw_deg=10.0))
     b.hold(8)
+    roster = mounts_roster("valknut", looks, {t: "red" if t % 2 else "blue" for t in looks})
     return SessionScript(
         name="stress", board=board, poses=(pose, knocked), looks=looks, frames=tuple(b.frames),
-        moves=tuple(b.moves), quiet=tuple(b.quiet), fps=10.0, seed=seed, anchor_turns={0: 2, 1: 3, 2: 0, 3: 1},
-        description=stress.__doc__ or "")
+        moves=tuple(b.moves), quiet=tuple(b.quiet), roster=roster, game=NO_GAME, fps=10.0, seed=seed,
+        anchor_turns={0: 2, 1: 3, 2: 0, 3: 1}, description=stress.__doc__ or "")
 
 
 def tiny(size: tuple[int, int] = (640, 480), seed: int = 3, frames: int = 12) -> SessionScript:
-    """A short session for tests: two bases on a 12" x 10" board, one carried 3" (`frames` frames)."""
+    """A short session for tests: two bases (figures, toppers; no game) on a 12" x 10" board, one carried 3" (`frames` frames)."""
     board = (12.0, 10.0)
     pose = camera_framing_board(board, 20.0, 8.0, 0.0, size)
-    looks = {10: BaseLook(0.75, 32.0, RED), 11: BaseLook(0.75, 32.0, BLUE)}
+    looks = {10: miniature(RED), 11: miniature(BLUE, reach_in=0.3)}
     b = ScriptBuilder(looks)
     b.at.update({10: Pose(3.0, 3.0), 11: Pose(8.0, 7.0)})
     b.hold(5)
     b.carry(10, Pose(6.0, 3.0), frames=1)
     b.hold(max(0, frames - b.next_frame))
+    roster = mounts_roster("valknut", looks, {10: "red", 11: "blue"})
     return SessionScript(name="tiny", board=board, poses=(pose,), looks=looks, frames=tuple(b.frames[:frames]),
-                         moves=tuple(b.moves), fps=10.0, seed=seed, description=tiny.__doc__ or "")
+                         moves=tuple(b.moves), roster=roster, game=NO_GAME, fps=10.0, seed=seed,
+                         description=tiny.__doc__ or "")
 
 
 SCRIPTS: dict[str, Callable[[], SessionScript]] = {
