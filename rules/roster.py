@@ -13,6 +13,17 @@ inches, in the base's own frame (the tag's +x, +y). tag_in: the printed tag's bl
 (optional; default: the size `tablesight tags --base` prints for base_mm); the pipeline uses it to tell a
 unit on a ruin floor from one on the table. profile: the game's name for the unit's stat line or card (each
 game says what it accepts). Extra keys per unit are kept in `extra` for the game to read.
+
+Several tags on one base (a rim tag each side, or a rim tag and a topper card): a unit may add
+
+    "more_tags": [{"tag": 112, "base_height_in": 0.125, "tag_offset_in": [0.66, 0.0], "tag_in": 0.5}]
+
+each entry an extra tag on the same base with the same mount keys as the unit's own (its height and printed
+side default to the unit's own tag's, its offset to [0, 0]). The
+unit is still named by its own `tag`; any of its tags seen is enough, several seen are fused
+(vision/fuse.py). mount_pm_in (on the unit, and on each extra tag; inches, >= 0, default 0): the ± left over
+after mount calibration, added in quadrature to every position measured from that tag. Every tag id, a
+unit's own or an extra one, is used once in a roster.
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from rules.engine import Inches, RosterError, UnitId
@@ -42,6 +54,26 @@ def tag_side_for_base(base_mm: float) -> Inches:
 
 
 @dataclass(frozen=True)
+class TagMount:
+    """One tag on a base and how it is mounted: all inches."""
+
+    tag: int
+    height_in: Inches
+    """The tag's face above the underside of the base (a base top ~0.125"; a topper card ~1.85")."""
+    offset_in: tuple[Inches, Inches]
+    """The tag centre's offset from the base centre, in the tag's own frame (its +x, +y)."""
+    tag_in: Inches
+    """The printed tag's black square side."""
+    pm_in: Inches = 0.0
+    """The ± left over after mount calibration, added in quadrature to every position measured from this tag."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The roster's form of an extra tag (see the module docstring)."""
+        return {"tag": self.tag, "base_height_in": self.height_in, "tag_offset_in": list(self.offset_in),
+                "tag_in": self.tag_in, **({"mount_pm_in": self.pm_in} if self.pm_in else {})}
+
+
+@dataclass(frozen=True)
 class RosterUnit:
     """One unit on the table, named by the tag id on its base."""
 
@@ -55,6 +87,16 @@ class RosterUnit:
     extra: Mapping[str, Any] = field(default_factory=dict)
     tag_in: Inches | None = None
     """The printed tag's black square side, inches, when the roster says; else see `printed_tag_in`."""
+    mount_pm_in: Inches = 0.0
+    """The ± left over after calibrating the own tag's mount, inches (0: not calibrated or exact)."""
+    more_tags: tuple[TagMount, ...] = ()
+    """Extra tags on the same base, beside the unit's own."""
+
+    @property
+    def mounts(self) -> tuple[TagMount, ...]:
+        """Every tag on this base: first the unit's own (from its top-level fields), then `more_tags`."""
+        own = TagMount(self.tag, self.base_height_in, self.tag_offset_in, self.printed_tag_in, self.mount_pm_in)
+        return (own, *self.more_tags)
 
     @property
     def base_radius_in(self) -> Inches:
@@ -76,6 +118,8 @@ class RosterUnit:
             "base_height_in": self.base_height_in,
             "tag_offset_in": list(self.tag_offset_in),
             **({"tag_in": self.tag_in} if self.tag_in is not None else {}),
+            **({"mount_pm_in": self.mount_pm_in} if self.mount_pm_in else {}),
+            **({"more_tags": [m.to_json() for m in self.more_tags]} if self.more_tags else {}),
             **dict(self.extra),
         }
 
@@ -88,6 +132,14 @@ class Roster:
     units: Mapping[UnitId, RosterUnit]
     extra: Mapping[str, Any] = field(default_factory=dict)
     """The file's other top-level keys (a game's unit cards, an army limit), kept for the game to read."""
+
+    @cached_property
+    def _unit_by_tag(self) -> dict[int, UnitId]:
+        return {m.tag: unit.tag for unit in self.units.values() for m in unit.mounts}
+
+    def unit_of_tag(self, tag: int) -> UnitId | None:
+        """The unit whose base carries tag id `tag` (its own tag or one of its `more_tags`); None if none does."""
+        return self._unit_by_tag.get(tag)
 
     def owners(self) -> list[str]:
         """The players, in the order their first unit appears."""
@@ -103,11 +155,63 @@ class Roster:
         return {**dict(self.extra), "game": self.game, "units": [u.to_json() for u in self.units.values()]}
 
 
-_KNOWN = {"tag", "name", "profile", "owner", "base_mm", "base_height_in", "tag_offset_in", "tag_in"}
+_KNOWN = {"tag", "name", "profile", "owner", "base_mm", "base_height_in", "tag_offset_in", "tag_in", "mount_pm_in",
+          "more_tags"}
+_MOUNT_KEYS = {"tag", "base_height_in", "tag_offset_in", "tag_in", "mount_pm_in"}
 
 
 def _number(entry: Mapping[str, Any], key: str, default: float, where: str, low: float, high: float) -> float:
     return field_number(entry, key, default, where, RosterError, low=low, high=high)
+
+
+def _offset(entry: Mapping[str, Any], where: str) -> tuple[float, float]:
+    offset = entry.get("tag_offset_in", [0.0, 0.0])
+    if (
+        not isinstance(offset, list | tuple)
+        or len(offset) != 2
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in offset)
+    ):
+        raise RosterError(f"{where}: tag_offset_in must be two numbers [dx, dy] in inches; got {offset!r}.")
+    return (float(offset[0]), float(offset[1]))
+
+
+def _tag_id(tag: Any, where: str, where_tag: str) -> int:
+    """A base's tag id (10 to 586); `where` names the entry, `where_tag` + the id names the tag."""
+    if isinstance(tag, bool) or not isinstance(tag, int):
+        raise RosterError(f"{where} has no whole-number tag id; add e.g. \"tag\": 12.")
+    where = f"{where_tag} {tag}"
+    if tag < FIRST_BASE_TAG:
+        raise RosterError(f"{where}: ids 0-{FIRST_BASE_TAG - 1} are anchor tags; give bases ids from 10 up.")
+    if tag > LAST_TAG:
+        raise RosterError(f"{where}: tag36h11 has ids up to {LAST_TAG} only; give the id printed on the base.")
+    return tag
+
+
+def _more_tags(entry: Mapping[str, Any], where: str, own_height_in: float, own_tag_in: float) -> tuple[TagMount, ...]:
+    """A unit's `more_tags`: each an extra tag on its base, with the unit's mount keys; its height and printed
+    side default to the unit's own tag's, its offset to (0, 0) and its mount ± to 0."""
+    raw = entry.get("more_tags", [])
+    if not isinstance(raw, list):
+        raise RosterError(f'{where}: more_tags must be a list of tags, e.g. [{{"tag": 112, "tag_offset_in": [0.66, 0]}}].')
+    mounts: list[TagMount] = []
+    for k, item in enumerate(raw):
+        at = f"{where}, extra tag {k + 1}"
+        if not isinstance(item, Mapping):
+            raise RosterError(f'{at} must be an object such as {{"tag": 112, "tag_offset_in": [0.66, 0]}}.')
+        tag = _tag_id(item.get("tag"), at, f"{where}, extra tag")
+        at = f"{where}, extra tag {tag}"
+        unknown = sorted(set(item) - _MOUNT_KEYS)
+        if unknown:
+            raise RosterError(f"{at} has {', '.join(map(repr, unknown))}, which an extra tag does not take; it takes "
+                              f"{', '.join(sorted(_MOUNT_KEYS))}.")
+        mounts.append(TagMount(
+            tag=tag,
+            height_in=_number(item, "base_height_in", own_height_in, at, 0.0, 12.0),
+            offset_in=_offset(item, at),
+            tag_in=_number(item, "tag_in", own_tag_in, at, 0.1, 12.0),
+            pm_in=_number(item, "mount_pm_in", 0.0, at, 0.0, 12.0),
+        ))
+    return tuple(mounts)
 
 
 def parse_roster(obj: Any, source: str = "the roster") -> Roster:
@@ -125,39 +229,46 @@ def parse_roster(obj: Any, source: str = "the roster") -> Roster:
         where = f"{source}, unit {i + 1}"
         if not isinstance(entry, Mapping):
             raise RosterError(f"{where} must be an object with tag, profile and owner.")
-        tag = entry.get("tag")
-        if isinstance(tag, bool) or not isinstance(tag, int):
-            raise RosterError(f"{where} has no whole-number tag id; add e.g. \"tag\": 12.")
+        tag = _tag_id(entry.get("tag"), where, f"{source}, tag")
         where = f"{source}, tag {tag}"
-        if tag < FIRST_BASE_TAG:
-            raise RosterError(f"{where}: ids 0-{FIRST_BASE_TAG - 1} are anchor tags; give bases ids from 10 up.")
-        if tag > LAST_TAG:
-            raise RosterError(f"{where}: tag36h11 has ids up to {LAST_TAG} only; give the id printed on the base.")
         if tag in units:
             raise RosterError(f"{where} is listed twice; every base needs its own tag id.")
         for key in ("profile", "owner"):
             if not isinstance(entry.get(key), str) or not entry.get(key):
                 raise RosterError(f'{where} has no "{key}"; every unit needs its {key}\'s name.')
-        offset = entry.get("tag_offset_in", [0.0, 0.0])
-        if (
-            not isinstance(offset, list | tuple)
-            or len(offset) != 2
-            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in offset)
-        ):
-            raise RosterError(f"{where}: tag_offset_in must be two numbers [dx, dy] in inches; got {offset!r}.")
+        offset = _offset(entry, where)
         name = entry.get("name", f"{entry['profile']} {tag}")
         if not isinstance(name, str):
             raise RosterError(f"{where}: name must be text; got {name!r}.")
+        base_mm = _number(entry, "base_mm", 32.0, where, 10.0, 200.0)
+        tag_in = _number(entry, "tag_in", 0.0, where, 0.1, 12.0) if "tag_in" in entry else None
+        height = _number(entry, "base_height_in", 0.125, where, 0.0, 12.0)
         units[tag] = RosterUnit(
             tag=tag,
             name=name,
             profile=entry["profile"],
             owner=entry["owner"],
-            base_mm=_number(entry, "base_mm", 32.0, where, 10.0, 200.0),
-            base_height_in=_number(entry, "base_height_in", 0.125, where, 0.0, 12.0),
-            tag_offset_in=(float(offset[0]), float(offset[1])),
+            base_mm=base_mm,
+            base_height_in=height,
+            tag_offset_in=offset,
             extra={k: v for k, v in entry.items() if k not in _KNOWN},
-            tag_in=_number(entry, "tag_in", 0.0, where, 0.1, 12.0) if "tag_in" in entry else None,
+            tag_in=tag_in,
+            mount_pm_in=_number(entry, "mount_pm_in", 0.0, where, 0.0, 12.0),
+            more_tags=_more_tags(entry, where, height, tag_in if tag_in is not None else tag_side_for_base(base_mm)),
         )
+    _check_tags_once(units, source)
     extra = {k: v for k, v in obj.items() if k not in ("game", "units")}
     return Roster(game=game.lower(), units=units, extra=extra)
+
+
+def _check_tags_once(units: Mapping[UnitId, RosterUnit], source: str) -> None:
+    """Every tag id, a unit's own or an extra one, is on one base only."""
+    on: dict[int, RosterUnit] = {}
+    for unit in units.values():
+        for mount in unit.mounts:
+            other = on.get(mount.tag) or (units.get(mount.tag) if mount.tag != unit.tag else None)
+            if other is not None:
+                whose = "twice on its base" if other is unit else f"also on {other.name} (tag {other.tag})'s base"
+                raise RosterError(f"{source}: tag {mount.tag}, an extra tag of {unit.name} (tag {unit.tag}), is "
+                                  f"{whose}; every tag id goes on one base only, so give it an id no other tag uses.")
+            on[mount.tag] = unit

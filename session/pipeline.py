@@ -7,6 +7,10 @@ Heights: a base's tag is measured on its own plane. The pipeline measures it at 
 the table; where elevated terrain (a ruin floor) could hold it, the tag's measured size against its printed
 size tells whether it stands on the table or on that floor (session/floors.py), so a unit 3" up lands where it
 really stands, even right at a ruin's edge.
+
+Several tags on one base (the roster's `more_tags`): each tag is measured on its own plane with its own offset
+and printed size, then a unit's tags seen in one frame are fused into one fix named by the unit's id
+(vision/fuse.py), so the tracker, the game and the page see one fix per unit whichever of its tags are seen.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from rules.terrain import TerrainPiece, place_terrain, terrain_to_json
 from session.floors import stand_on_floors
 from session.overrule import KINDS as OVERRULE_KINDS
 from session.overrule import LastRuling, Overrules, correction_of, overrule_key
+from vision.fuse import BaseFuser, Mount
 from vision.positions import BaseFix, measure_bases, smallest_tag_px
 from vision.tags import TagObservation, gray_frame
 from vision.tracker import DuplicateTag, Move, Placed, Tracker, TrackState, UnknownTag
@@ -110,6 +115,7 @@ class Checkpoint:
     pose_watch: PoseWatch
     overrules: Overrules | None = None
     last: LastRuling | None = None
+    fuser: BaseFuser | None = None
 
 
 class Pipeline:
@@ -161,12 +167,19 @@ class Pipeline:
         self._last: LastRuling | None = None
         self._frame = -1
         self._terrain_tags = {p.tag for p in self.terrain if p.tag is not None}
-        self._printed_in = {t: u.printed_tag_in for t, u in roster.units.items()} if roster is not None else {}
+        self._mounts = {m.tag: m for u in roster.units.values() for m in u.mounts} if roster is not None else {}
+        self._printed_in = {t: m.tag_in for t, m in self._mounts.items()}
+        self.fuser = BaseFuser({
+            m.tag: Mount(unit=u.tag, height_in=m.height_in, unit_height_in=u.base_height_in, pm_in=m.pm_in,
+                         agree_in=u.base_radius_in)
+            for u in (roster.units.values() if roster is not None else ()) for m in u.mounts
+        })
 
     def checkpoint(self, frame: int) -> Checkpoint:
         """What this pipeline carries, after it processed `frame` (deep copies: it goes on changing)."""
         return Checkpoint(frame, self.state, self.rng.getstate(), dict(self.positions), copy.deepcopy(self.tracker),
-                          self.calibration, copy.deepcopy(self.pose_watch), copy.deepcopy(self.overrules), self._last)
+                          self.calibration, copy.deepcopy(self.pose_watch), copy.deepcopy(self.overrules), self._last,
+                          copy.deepcopy(self.fuser))
 
     def resume(self, cp: Checkpoint) -> None:
         """Carry on from `cp` (taken from a pipeline of the same setup): the next frame to process is cp.frame + 1.
@@ -177,6 +190,8 @@ class Pipeline:
         self.calibration, self.pose_watch = cp.calibration, copy.deepcopy(cp.pose_watch)
         self.overrules = copy.deepcopy(cp.overrules) if cp.overrules is not None else Overrules()
         self._last, self._frame = cp.last, cp.frame
+        if cp.fuser is not None and cp.fuser.mounts == self.fuser.mounts:  # the tags' learnt biases, same roster
+            self.fuser = copy.deepcopy(cp.fuser)
 
     @property
     def status(self) -> str:
@@ -192,13 +207,12 @@ class Pipeline:
 
     # ------------------------------------------------------------------------------------------ heights
     def _base_height(self, tag: int) -> float:
-        unit = self.roster.units.get(tag) if self.roster is not None else None
-        return unit.base_height_in if unit is not None else DEFAULT_BASE_HEIGHT_IN
+        """The height of tag `tag`'s face above the underside of its base, inches (a unit's own or extra tag)."""
+        mount = self._mounts.get(tag)
+        return mount.height_in if mount is not None else DEFAULT_BASE_HEIGHT_IN
 
     def _offsets(self) -> dict[int, tuple[float, float]]:
-        if self.roster is None:
-            return {}
-        return {t: u.tag_offset_in for t, u in self.roster.units.items()}
+        return {t: m.offset_in for t, m in self._mounts.items()}
 
     def _floor_at(self, pieces: Sequence[TerrainPiece], x: float, y: float) -> float:
         """The highest elevated floor under (x, y), inches (0 on the table)."""
@@ -207,7 +221,11 @@ class Pipeline:
         return max(floors, default=0.0)
 
     def measure(self, tags: Sequence[TagObservation]) -> tuple[BaseFix, ...]:
-        """Base fixes on each tag's own plane: base height above the table or above the floor it stands on."""
+        """Base fixes, one per unit (its tags fused, named by the unit's id) and one per other tag."""
+        return self.fuser.fuse(self.measure_tags(tags))
+
+    def measure_tags(self, tags: Sequence[TagObservation]) -> tuple[BaseFix, ...]:
+        """Fixes per tag on each tag's own plane: its height above the table or above the floor it stands on."""
         ids = [t.id for t in tags if t.id not in self.calibration.layout.anchors]
         heights = {i: self._base_height(i) for i in ids}
         for piece in self.terrain:  # a terrain piece's tag sits on its top
@@ -389,14 +407,18 @@ class Pipeline:
         return [v.to_json() for v in result.verdicts]
 
     # ------------------------------------------------------------------------------------------ frame
-    def process(self, frame: Any, declared: Sequence[Action] = ()) -> FrameResult:
+    def process(self, frame: Any, declared: Sequence[Action] = (),
+                tags: Sequence[TagObservation] | None = None) -> FrameResult:
         """Run one frame (anything with .index, .t and a BGR .image) through every stage; `declared` are the
-        players' declared actions at this frame, ruled after the frame's own events."""
+        players' declared actions at this frame, ruled after the frame's own events. `tags`: the frame's tags
+        found beforehand (a full scan at `self.detector.decimate`, session/detect_ahead.py); the detector then
+        is not run."""
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         image = frame.image
         self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
-        tags = self.detector.detect(gray_frame(image))
+        if tags is None:
+            tags = self.detector.detect(gray_frame(image))
         knocked = self._check_pose(tags, (int(image.shape[1]), int(image.shape[0])), int(frame.index))
         # the anchors say the camera moved but the pose cannot be solved yet (an anchor under a hand): this
         # frame's positions would be off by the knock, so it is not measured or tracked (no false moves)

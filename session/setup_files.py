@@ -23,8 +23,10 @@ def check_tags_apart(roster: Any, terrain: Any) -> None:
     if roster is None:
         return
     for piece in terrain:
-        if piece.tag is not None and piece.tag in roster.units:
+        unit = roster.unit_of_tag(piece.tag) if piece.tag is not None else None
+        if unit is not None:
             raise SetupFileError(
-                f"Tag {piece.tag} is both unit {roster.units[piece.tag].name!r} in the roster and terrain piece "
-                f"{piece.name!r}; give the terrain piece a tag id no base uses."
+                f"Tag {piece.tag} is both {'unit' if unit == piece.tag else 'an extra tag of unit'} "
+                f"{roster.units[unit].name!r} in the roster and terrain piece {piece.name!r}; give the terrain piece "
+                "a tag id no base uses."
             )

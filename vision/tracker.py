@@ -5,8 +5,10 @@ A track per roster tag id is in one of four states:
 
 - ON_TABLE: settled and seen where it settled; its reported position is the running mean of its recent
   fixes, so a still base reports the same position frame to frame (within thousandths of an inch).
-- OCCLUDED: not seen since it was last on the table (a hand over it, or lifted: not known until it reappears).
-  It keeps its position. Seen again within `STILL_RADIUS_IN` it is simply ON_TABLE again: no move.
+- OCCLUDED: not seen since it was last on the table (a hand or a neighbouring figure over it, or lifted: not
+  known until it reappears). It keeps its position. Seen again within `STILL_RADIUS_IN` it is simply ON_TABLE
+  again: no move; seen elsewhere `DEPART_FRAMES` times in a row, it was lifted (a wild first fix at the edge of
+  what hid it is not enough).
 - MOVING: seen away from where it settled (slid, or carried in view), or newly seen and not yet settled.
 - LIFTED: was MOVING and is now not seen (in a hand above the camera's view or off the table).
 
@@ -16,6 +18,12 @@ from where it was, one `Move` is emitted (from, to, straight-line length, ±, pa
 base was put back and nothing is emitted. A tag's first settling emits `Placed`. Until a moving base is
 `MOVE_MIN_IN` from where it settled, its settled position is still the one reported. A base crept away
 without ever leaving `STILL_RADIUS_IN` of its running mean is reported in `MOVE_MIN_IN` steps.
+
+A base already on the table when the stream starts (first seen in its first `START_FRAMES` frames) and seen
+still for `START_STILL_FRAMES` fixes has a known starting point even if it never stays long enough to settle
+(a recording started as a player reaches for a model): as soon as it goes unseen, or is seen beyond
+`STILL_RADIUS_IN` of that place, it is `Placed` there and behaves as a settled base from then on, so hidden it
+is OCCLUDED in place, and put down elsewhere it is a `Move` from there.
 """
 
 from __future__ import annotations
@@ -70,6 +78,12 @@ LIFT_GAP_FRAMES = 3
 END_SETTLE_FRAMES = 3
 """When the recording stops, a moving base whose last this many fixes (at least) agree counts as put down: a
 move made in the last moments of a recording is reported, not lost with the recording's end."""
+
+START_FRAMES = 3
+"""A tag first seen within this many frames of the stream's start was on the table when it started."""
+
+START_STILL_FRAMES = 2
+"""Agreeing fixes (within SETTLE_RADIUS_IN of their mean) that give such a base its starting point."""
 
 DUPLICATE_QUIET_FRAMES = 30
 """A DuplicateTag episode ends after this many frames without the duplicate; a new one is reported again."""
@@ -271,8 +285,10 @@ def _polyline(points: Sequence[Point]) -> tuple[Point, ...]:
 class _Track:
     """Mutable per-tag state inside the Tracker (never leaves it; `TrackView` is the public value)."""
 
-    def __init__(self, tag: int) -> None:
+    def __init__(self, tag: int, from_start: bool = False) -> None:
         self.tag = tag
+        self.early: list[_Sample] | None = [] if from_start else None
+        """The agreeing fixes of a base seen from the stream's start, until it settles (None: not such a base)."""
         self.state = TrackState.MOVING
         self.settled = False
         self.window: deque[_Sample] = deque(maxlen=SETTLED_WINDOW)  # fixes of the settled base
@@ -280,6 +296,7 @@ class _Track:
         self.origin_at: Point = (0.0, 0.0)
         self.origin_pm = 0.0
         self.pending: list[_Sample] = []  # displaced fixes, not yet DEPART_FRAMES of them
+        self.pending_gap = 0  # the longest unseen run since the settled base was last seen in place
         self.run: deque[_Sample] = deque()  # the newest agreeing fixes while moving
         self.path: list[Point] = []  # fixes seen while moving, before the settling run
         self.left: _Sample | None = None  # last still fix at the place it left
@@ -317,7 +334,8 @@ class _Track:
                          settled=self.settled, last_seen_frame=self.last.frame)
 
     # ---- transitions ----------------------------------------------------------------------------
-    def unseen(self) -> None:
+    def unseen(self, frame: int, t: float) -> Event | None:
+        placed = self._promote(frame, t) if self._has_start() else None
         self.unseen_run += 1
         self.longest_gap = max(self.longest_gap, self.unseen_run)
         self.pending.clear()  # displaced fixes must come in consecutive frames
@@ -325,29 +343,59 @@ class _Track:
             self.state = TrackState.OCCLUDED
         elif self.state is TrackState.MOVING:
             self.state = TrackState.LIFTED
+        return placed
 
     def seen(self, s: _Sample) -> Event | None:
         self.last = s
         self.gap_before = self.unseen_run
         self.unseen_run = 0
+        if self.early is not None and not self.settled:
+            early = [*self.early, s]
+            centre = _mean_xy(early)
+            if all(_dist((e.x, e.y), centre) <= SETTLE_RADIUS_IN for e in early):
+                self.early.append(s)
+            elif self._has_start() and _dist((s.x, s.y), _mean_xy(self.early)) > STILL_RADIUS_IN:
+                placed = self._promote(s.frame, s.t)  # it stood there: now it leaves
+                self._seen_still(s)
+                return placed
         if self._still():
             return self._seen_still(s)
         return self._seen_moving(s)
+
+    def _has_start(self) -> bool:
+        return self.early is not None and not self.settled and len(self.early) >= START_STILL_FRAMES
+
+    def _promote(self, frame: int, t: float) -> Placed:
+        """A base seen still from the stream's start (too briefly to settle) is leaving or unseen: it stood there,
+        so it is placed there (reported now) and settled from now on."""
+        assert self.early is not None
+        run, self.early = self.early, None
+        at = _mean_xy(run)
+        pm = float(np.mean([r.pm for r in run]))
+        self.window = deque(run, maxlen=SETTLED_WINDOW)
+        self.state = TrackState.ON_TABLE
+        self.settled = True
+        self.run = deque()
+        self.pending = []
+        self._mark_origin(run[0], at, pm)
+        return Placed(frame=frame, t=t, tag=self.tag, at_in=at, pm_in=pm, yaw_deg=_mean_yaw(run))
 
     def _seen_still(self, s: _Sample) -> Event | None:
         here = _mean_xy(self.window)
         if _dist((s.x, s.y), here) <= STILL_RADIUS_IN:
             self.state = TrackState.ON_TABLE
             self.pending.clear()
+            self.pending_gap = 0
             self.window.append(s)
             return self._crept(s)
-        if self.state is TrackState.OCCLUDED:  # seen again, elsewhere: it was lifted
-            self._depart([s], from_at=here)
-            self.longest_gap = self.gap_before
-            return None
+        # seen elsewhere: slid, or (after it was unseen) lifted; or one wild fix, as at the edge of a hand or a
+        # figure that hid it, so it must be seen elsewhere DEPART_FRAMES times in a row
+        self.pending_gap = max(self.pending_gap, self.gap_before)
         self.pending.append(s)
         if len(self.pending) >= DEPART_FRAMES:
+            gap = self.pending_gap
             self._depart(self.pending, from_at=here)
+            self.longest_gap = gap
         return None
 
     def _crept(self, s: _Sample) -> Event | None:
@@ -380,6 +428,7 @@ class _Track:
         self.state = TrackState.MOVING
         fixes = list(fixes)
         self.pending = []
+        self.pending_gap = 0
         for f in fixes:
             self._add_run(f)
 
@@ -424,6 +473,7 @@ class _Track:
         to = _mean_xy(run)
         pm_to = float(np.mean([r.pm for r in run]))
         first = not self.settled
+        self.early = None
         self.window = deque(run, maxlen=SETTLED_WINDOW)
         self.state = TrackState.ON_TABLE
         self.settled = True
@@ -475,6 +525,7 @@ class Tracker:
         self._unknown_reported: set[int] = set()
         self._duplicate_last_frame: dict[int, int] = {}
         self._last_frame: int | None = None
+        self._frames = 0  # frames fed since the start (or reset)
 
     @property
     def tracks(self) -> dict[int, TrackView]:
@@ -494,6 +545,7 @@ class Tracker:
         if self._last_frame is not None and frame <= self._last_frame:
             raise ValueError(f"Tracker frames must increase; got frame {frame} after {self._last_frame}.")
         self._last_frame = frame
+        self._frames += 1
         if known_tags is not None:
             self.known_tags = frozenset(known_tags)
         events: list[Event] = []
@@ -526,11 +578,11 @@ class Tracker:
             track = self._tracks.get(tag)
             fix = chosen.get(tag)
             if fix is None:
-                if track is not None:
-                    track.unseen()
+                if track is not None and (placed := track.unseen(frame, float(t))) is not None:
+                    events.append(placed)
                 continue
             if track is None:
-                track = self._tracks[tag] = _Track(tag)
+                track = self._tracks[tag] = _Track(tag, from_start=self._frames <= START_FRAMES)
             sample = _Sample(frame=frame, t=float(t), x=float(fix.x), y=float(fix.y), z=float(fix.z),
                              yaw_deg=float(fix.yaw_deg), pm=float(fix.pm))
             event = track.seen(sample)
