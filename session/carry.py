@@ -1,7 +1,9 @@
 """Setup edits keep the game: when the roster, terrain or calibration changes mid-game, the fresh pipeline
 takes over the running game (its state, dice, positions, tracks and rulings) instead of starting it again.
 
-What can be carried: unit names (the game knows units by tag id), terrain (the game's state takes the new
+What can be carried: unit names (the game knows units by tag id), a tag's measured mount (`tag_offset_in`,
+`mount_pm_in`: where the camera finds the base, which the game never reads; the wizard's mount step writes
+them mid-setup), terrain (the game's state takes the new
 pieces, as the game itself reads them from the setup) and the camera's calibration. What cannot: another
 game, or a roster whose units differ in anything but their names (tags, owners, profiles, bases, the game's
 own keys); then the game starts afresh, and the page asks first (`restart_reason`).
@@ -14,13 +16,27 @@ from typing import Any
 
 from rules.roster import Roster
 
+MEASURED_MOUNT_KEYS = frozenset({"tag_offset_in", "mount_pm_in"})
+"""A tag's mount as mount calibration measures it: the camera's business, not the game's."""
+
+
+def _without_mount(entry: Any) -> Any:
+    if not isinstance(entry, dict):
+        return entry
+    out = {k: v for k, v in entry.items() if k not in MEASURED_MOUNT_KEYS}
+    if isinstance(out.get("more_tags"), list):
+        out["more_tags"] = [_without_mount(m) for m in out["more_tags"]]
+    return out
+
 
 def _rules_part(roster: Roster | None) -> Any:
-    """The roster as the game reads it, without the names (a rename changes nothing the game rules on)."""
+    """The roster as the game reads it, without the names (a rename changes nothing the game rules on) and the
+    measured mounts."""
     if roster is None:
         return None
     obj = roster.to_json()
-    obj["units"] = sorted(({k: v for k, v in u.items() if k != "name"} for u in obj["units"]), key=lambda u: u["tag"])
+    obj["units"] = sorted(({k: v for k, v in _without_mount(u).items() if k != "name"} for u in obj["units"]),
+                          key=lambda u: u["tag"])
     return obj
 
 

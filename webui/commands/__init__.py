@@ -4,6 +4,7 @@ COMMANDS = (
     "serve",
     "calibrate",
     "calibrate-camera",
+    "calibrate-mounts",
     "detect",
     "replay",
     "report",

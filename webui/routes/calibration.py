@@ -1,10 +1,14 @@
 """The calibration wizard: capture a frame (or upload a photo), show the anchors found and missing, calibrate
-the table for a board size and report the residual; camera intrinsics from chessboard or ChArUco photos."""
+the table for a board size and report the residual; camera intrinsics from chessboard or ChArUco photos; and
+"Measure tag mounts": each base turned on the spot before the live camera gives its tag's real offset
+(session/mount_calibration.py, vision/mount_fit.py), which the page saves into the roster through PUT
+/api/roster."""
 
 from __future__ import annotations
 
 import re
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,6 +26,8 @@ from calibration.intrinsics import calibrate_charuco, calibrate_chessboard, pars
 from calibration.layout import default_layout, parse_board
 from calibration.mount_advice import mount_advice
 from calibration.table import calibrate_table, collect_anchors
+from session.mount_calibration import live_progress, survey_fits, with_mounts
+from vision.mount_fit import MountSurvey
 from vision.tags import detect_tags, gray_frame
 from webui.deps import RuntimeDep, SettingsDep, page
 
@@ -198,3 +204,57 @@ async def calibrate_camera_route(
         "message": f"Camera calibrated from {len(fit.per_view_rms_px)} photos: RMS {camera.rms_px:.3f} px. "
         "Calibrate the table again to use it.",
     }
+
+
+# ---------------------------------------------------------------------------------------------- tag mounts
+
+
+_MOUNT_LOCK = threading.Lock()
+"""One look, reset or save at a time (they run on worker threads)."""
+
+
+def _mount_survey(request: Request) -> MountSurvey:
+    """The server's one mount measurement in progress (the wizard's step 3)."""
+    survey = getattr(request.app.state, "mount_survey", None)
+    if not isinstance(survey, MountSurvey):
+        survey = MountSurvey()
+        request.app.state.mount_survey = survey
+    return survey
+
+
+def _roster_json(runtime: Any) -> dict[str, Any]:
+    with runtime.setup.lock:
+        roster = runtime.setup.roster
+    if roster is None:
+        raise UploadError("There is no roster yet; add the units and their tags on the Roster page, then measure "
+                          "their mounts.")
+    return roster.to_json()  # type: ignore[no-any-return]
+
+
+@router.post("/api/calibration/mounts/look")
+def look_at_mounts(request: Request, runtime: RuntimeDep) -> dict[str, Any]:
+    """Add the newest live frame to the mount measurement; each roster tag's degrees turned and fitted offset."""
+    raw = _roster_json(runtime)
+    with _MOUNT_LOCK:
+        return live_progress(_mount_survey(request), raw, runtime.live.latest_result)
+
+
+@router.post("/api/calibration/mounts/reset")
+def reset_mounts(request: Request) -> dict[str, Any]:
+    """Forget every turn measured so far."""
+    with _MOUNT_LOCK:
+        _mount_survey(request).reset()
+    return {"reset": True}
+
+
+@router.post("/api/calibration/mounts/roster")
+def roster_with_mounts(request: Request, runtime: RuntimeDep) -> dict[str, Any]:
+    """The current roster with the measured mounts written in (tag_offset_in, mount_pm_in), not saved: the page
+    saves it with PUT /api/roster, as the Roster page does."""
+    raw = _roster_json(runtime)
+    with _MOUNT_LOCK:
+        fits = survey_fits(_mount_survey(request), raw)
+    if not fits:
+        raise UploadError("No tag has turned far enough on the spot yet; turn each base a quarter turn about its own "
+                          "centre where the camera sees its tag, then save.")
+    return {"roster": with_mounts(raw, fits), "measured": sorted(fits)}

@@ -88,3 +88,97 @@ document.getElementById("camera-form").addEventListener("submit", async (ev) => 
     out.className = "ok";
   } catch (err) { out.textContent = err.message; out.className = "bad"; }
 });
+
+// Step 3, tag mounts: while measuring, each look adds the newest live frame on the server and shows every roster
+// tag's turn; Save asks the server for the roster with the measured mounts in, then saves it as the Roster page does.
+const mountsBody = document.querySelector("#mounts-table tbody");
+const mountsStatus = document.getElementById("mounts-status");
+const mountsResult = document.getElementById("mounts-result");
+const mountsStart = document.getElementById("mounts-start");
+const mountsSave = document.getElementById("mounts-save");
+let mountsTimer = null;
+
+async function sendJson(path, method = "POST", body = undefined) {
+  let res;
+  const headers = { "X-Tablesight": "1" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw new Error("The Tablesight server is not answering; is it still running?");
+  }
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(typeof data.detail === "string" ? data.detail : `The server refused (status ${res.status}); try again.`);
+  return data;
+}
+
+const fmt = (p) => `[${p[0].toFixed(3)}, ${p[1].toFixed(3)}]`;
+
+function showMounts(answer) {
+  mountsBody.innerHTML = "";
+  for (const m of answer.mounts) {
+    const tr = document.createElement("tr");
+    tr.dataset.tag = String(m.tag);
+    tr.className = m.ready ? "ready" : "";
+    const cells = [m.name + (m.extra ? " (extra tag)" : ""), String(m.tag), "", fmt(m.old_offset_in),
+                   m.ready ? fmt(m.offset_in) : m.hint, m.ready ? `${m.pm_in.toFixed(3)}"` : ""];
+    cells.forEach((text, i) => {
+      const td = document.createElement("td");
+      if (i === 2) {
+        const bar = document.createElement("progress");
+        bar.max = 90; bar.value = Math.min(90, m.turned_deg);
+        td.append(bar, ` ${Math.round(m.turned_deg)}°`);
+        td.className = "turned";
+      } else {
+        td.textContent = text;
+      }
+      if (i === 4) { td.className = m.ready ? "ok offset" : "muted offset"; if (!m.ready) td.title = m.message; }
+      tr.append(td);
+    });
+    mountsBody.append(tr);
+  }
+  mountsSave.disabled = !answer.ready;
+  mountsStatus.textContent = answer.status || `${answer.ready} of ${answer.mounts.length} tags measured; turn each base ${answer.min_turn_deg}° or more.`;
+  mountsStatus.className = answer.status ? "bad" : "muted";
+}
+
+async function lookAtMounts() {
+  try {
+    showMounts(await sendJson("/api/calibration/mounts/look"));
+  } catch (err) {
+    stopMounts();
+    mountsStatus.textContent = err.message; mountsStatus.className = "bad";
+  }
+}
+
+function stopMounts() {
+  if (mountsTimer !== null) clearInterval(mountsTimer);
+  mountsTimer = null;
+  mountsStart.textContent = "Start measuring";
+}
+
+mountsStart.addEventListener("click", () => {
+  if (mountsTimer !== null) { stopMounts(); return; }
+  mountsStart.textContent = "Pause";
+  mountsResult.textContent = "";
+  lookAtMounts();
+  mountsTimer = setInterval(lookAtMounts, 300);
+});
+
+document.getElementById("mounts-reset").addEventListener("click", async () => {
+  try {
+    await sendJson("/api/calibration/mounts/reset");
+    mountsBody.innerHTML = ""; mountsSave.disabled = true; mountsResult.textContent = "";
+    if (mountsTimer === null) mountsStatus.textContent = "";
+  } catch (err) { mountsStatus.textContent = err.message; mountsStatus.className = "bad"; }
+});
+
+mountsSave.addEventListener("click", async () => {
+  mountsResult.textContent = "Saving…"; mountsResult.className = "muted";
+  try {
+    const r = await sendJson("/api/calibration/mounts/roster");
+    await sendJson("/api/roster", "PUT", r.roster);
+    mountsResult.textContent = `Saved the measured mount of tag${r.measured.length > 1 ? "s" : ""} ${r.measured.join(", ")} into the roster.`;
+    mountsResult.className = "ok";
+  } catch (err) { mountsResult.textContent = err.message; mountsResult.className = "bad"; }
+});
