@@ -26,6 +26,12 @@ class LoopNotReady(InputError):
     """A declaration the frame loop did not rule in time (the camera is lost or the loop has stopped)."""
 
 
+class FeedWaiting(InputError):
+    """A live feed that has no frame for now and says why (a phone not streaming yet, its page in the background):
+    the loop shows the sentence and asks again, keeping its pipeline and so the game. Anything else a feed raises
+    is a lost source, which the loop closes and opens afresh."""
+
+
 class Feed(Protocol):
     """Frames from a camera, a video or a recording. `read` returns None at the end of a recording."""
 

@@ -31,6 +31,7 @@ from session.carry import carry_game
 from session.drivable import (
     AtEnd,
     Feed,
+    FeedWaiting,
     FrameLike,
     LoopNotReady,
     LoopRecorder,
@@ -361,6 +362,9 @@ class LiveLoop:
                 try:
                     frame = feed.read()
                     captured_at = time.time()  # wall clock when the frame arrived (end-to-end latency)
+                except FeedWaiting as err:  # the feed waited and says why no frame came: ask again, game kept
+                    self._set_status("lost", str(err))
+                    continue
                 except Exception as err:  # noqa: BLE001 - a camera that fails is reported and reopened
                     self._set_status("lost", _sentence(err, "The camera stopped delivering frames"))
                     _close(feed)

@@ -359,7 +359,7 @@ class RecordedFeed:
         self.inner = inner
         self.recording = recording
         source = getattr(inner, "source", None)
-        self.description = str(getattr(source, "description", "") or "live source")
+        self.description = str(getattr(source, "description", "") or getattr(inner, "description", "") or "live source")
 
     def read(self) -> Frame | None:
         frame = self.inner.read()

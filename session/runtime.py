@@ -24,6 +24,7 @@ from session.drivable import DetectOnly, Feed, PipelineLike
 from session.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
 from session.live_loop import LiveLoop
 from session.paths import SAMPLE_SESSION_DIR, SAMPLES_DIR, SESSION_NAME_RE, NoSuchSession, confined_session
+from session.phone_feed import PhoneCamera
 from session.pipeline import Pipeline
 from session.recording import LiveRecording
 from session.replay import session_plan
@@ -106,12 +107,16 @@ class Runtime:
         self.live_source = self._live_source_path()
         self.setup = self._initial_setup()
         self.recording: LiveRecording | None = None
-        """Records a camera or a video into the sessions folder as it plays (not with --no-record)."""
+        """Records a camera, a phone or a video into the sessions folder as it plays (not with --no-record)."""
+        self.phone: PhoneCamera | None = None
+        """The phone streaming from its /camera page, when the phone is the live source (serve --phone)."""
+        if settings.source_kind == "phone":
+            self.phone = PhoneCamera(lambda: self.live.latest_result, settings.camera_address or "/camera")
         open_feed: Callable[[], Feed] = self._open_live_feed
         recorded = settings.source_kind in ("sample", "replay") and settings.scan == "auto"
         scan = RECORDING_FINE_SCAN_EVERY if recorded else LIVE_FINE_SCAN_EVERY
         new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup, scan)  # noqa: E731
-        if settings.record and settings.source_kind in ("camera", "video"):
+        if settings.record and settings.source_kind in ("camera", "video", "phone"):
             self.recording = LiveRecording(self.sessions_dir, self.setup, make_pipeline)
             open_feed, new_pipeline = self.recording.feed(open_feed), self.recording.make_pipeline
         self.live = LiveLoop(
@@ -210,6 +215,9 @@ class Runtime:
         if s.source_kind == "camera":
             device: int | str = int(s.source) if s.source and s.source.isdigit() else (s.source or "0")
             return NewestFrameFeed(CameraSource(device, skip_bad_frames=True))  # never a stale queued frame
+        if s.source_kind == "phone":
+            assert self.phone is not None
+            return self.phone  # the same phone after a reopen: its connection outlives the loop's feed
         assert self.live_source is not None
         if s.source_kind == "video":
             return StreamFeed(VideoSource(self.live_source, skip_bad_frames=True))

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SourceKind = Literal["sample", "camera", "video", "replay"]
+SourceKind = Literal["sample", "camera", "video", "replay", "phone"]
 
 MIB = 1024 * 1024
 
@@ -32,8 +32,12 @@ class Settings(BaseModel):
     """Everything the server needs to start.
 
     source_kind / source: what the live page watches: "camera" (an index such as "0", or a stream URL),
-    "video" (a file), "replay" (a recorded session folder) or "sample" (the bundled sample session;
-    `source` may name another session folder to play instead).
+    "video" (a file), "replay" (a recorded session folder), "phone" (a phone's /camera page streams to the
+    server: session/phone_feed.py) or "sample" (the bundled sample session; `source` may name another session
+    folder to play instead).
+    https: served over TLS with the certificate `serve --https` made (webui/https.py); camera_address: the
+    /camera address a phone opens (with the token), shown as a QR code on the live page; cert_sha256: that
+    certificate's SHA-256 fingerprint, shown beside it so a player can check the browser's warning.
     token: the access token; required when `host` is not loopback. Checked on every HTTP and WebSocket
     request as `?token=`, an `Authorization: Bearer` header or the cookie the pages set.
     sessions_dir: recorded sessions (one folder each); nothing outside it is served.
@@ -71,6 +75,9 @@ class Settings(BaseModel):
     loop_sample: bool = True
     record: bool = True
     scan: Literal["auto", "sweep"] = "auto"
+    https: bool = False
+    camera_address: str | None = None
+    cert_sha256: str | None = None
 
     @property
     def needs_token(self) -> bool:

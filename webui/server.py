@@ -28,6 +28,7 @@ from session.paths import NoSuchSession
 from session.runtime import GameWouldRestart, Runtime
 from session.settings import Settings
 from webui.routes import calibration as routes_calibration
+from webui.routes import camera as routes_camera
 from webui.routes import downloads as routes_downloads
 from webui.routes import help as routes_help
 from webui.routes import live as routes_live
@@ -122,6 +123,7 @@ def create_app(settings: Settings) -> FastAPI:
         routes_downloads,
         routes_overlay,
         routes_help,
+        routes_camera,
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

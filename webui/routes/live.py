@@ -58,7 +58,21 @@ class GameChoice(BaseModel):
 
 @router.get("/")
 def live_page(request: Request, runtime: RuntimeDep) -> Response:
-    return page(request, "live.html", "live", ws_path="/ws/live", source=runtime.settings.source_kind)
+    settings = runtime.settings
+    phone = None
+    if settings.source_kind == "phone" or settings.https:
+        from webui.https import BROWSER_WARNING
+        from webui.routes.camera import camera_address
+
+        fingerprint = settings.cert_sha256
+        phone = {
+            "address": camera_address(request, settings),
+            "fingerprint": fingerprint,
+            "warning": BROWSER_WARNING.format(short=fingerprint[:14]) if fingerprint else "",
+            "is_source": settings.source_kind == "phone",
+            "open": runtime.phone is None or not runtime.phone.state()["connected"],  # folded while one streams
+        }
+    return page(request, "live.html", "live", ws_path="/ws/live", source=settings.source_kind, phone=phone)
 
 
 @router.websocket("/ws/live")
