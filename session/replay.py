@@ -34,11 +34,13 @@ from calibration.table import TableCalibration, load_calibration
 from rules.engine import Action, Game, RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain
+from session.detect_ahead import DetectAhead, default_workers
 from session.pipeline import CameraMoved, Pipeline, TableEvent
 from session.setup_files import check_tags_apart, read_json_file
 from session.store import SessionStore
 from vision.session_dir import RecordedSession, is_session_dir
-from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource
+from vision.sources import FolderSource, Frame, FrameSource, SessionSource, VideoSource
+from vision.tags import TagObservation
 from vision.tracker import Move
 
 
@@ -139,13 +141,17 @@ def load_setup(source: FrameSource, calibration: Path | None = None, roster: Pat
 
 class ReplayRun:
     """One replay of `source` with `setup`; `events()` yields the JSON events (see the module docstring) and
-    records them in `store` as they happen if one is given."""
+    records them in `store` as they happen if one is given.
+
+    workers: threads that find the next frames' tags while this one maps, tracks and rules (session/
+    detect_ahead.py; the events are the same as without); None: one a core; 0: none, every frame in turn."""
 
     def __init__(self, source: FrameSource, setup: ReplaySetup, store: SessionStore | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, workers: int | None = None) -> None:
         self.source = source
         self.setup = setup
         self.store = store
+        self.workers = default_workers() if workers is None else max(0, int(workers))
         self.pipeline = Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup, seed,
                                  declarations=setup.declarations)
         self.frames = 0
@@ -181,8 +187,8 @@ class ReplayRun:
                                      meta={"replay": True})
         if game is not None and pipe.status:
             yield self._emit({"type": "status", "frame": 0, "message": pipe.status})
-        for frame in self.source:
-            result = pipe.process(frame)
+        for frame, tags in self._frames():
+            result = pipe.process(frame, tags=tags)
             self.frames += 1
             last = int(frame.index)
             if self.store is not None:
@@ -204,6 +210,16 @@ class ReplayRun:
             summary["score"] = score
         summary["seconds"] = round(time.perf_counter() - started, 2)
         yield self._emit(summary)
+
+    def _frames(self) -> Iterator[tuple[Frame, tuple[TagObservation, ...] | None]]:
+        """The source's frames, each with its tags found ahead (None: the pipeline finds them itself)."""
+        detector = self.pipeline.detector
+        if self.workers == 0 or detector.fine_every != 1:  # only a full scan a frame is a function of the frame
+            for frame in self.source:
+                yield frame, None
+            return
+        with DetectAhead(self.source, detector.decimate, workers=self.workers) as ahead:
+            yield from ahead
 
     def _ruled(self, events: Sequence[TableEvent], verdicts: Sequence[Mapping[str, Any]],
                last: int) -> Iterator[dict[str, Any]]:

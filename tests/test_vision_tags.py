@@ -252,10 +252,10 @@ def test_tags_cut_by_the_frame_are_dropped() -> None:
 
 _RELEASE_SCRIPT = """
 import cv2, sys
-from vision.tags import _Detector
+from vision.tags import TagDetector
 img = cv2.imread(sys.argv[1], cv2.IMREAD_GRAYSCALE)
 for _ in range(25):
-    d = _Detector()
+    d = TagDetector()
     n = len(d.detect(img, 1, True))
     d.release()
     del d
