@@ -44,7 +44,16 @@ from vision.windowed import WindowedDetector
 DEFAULT_BASE_HEIGHT_IN = 0.125
 """Tag face above the table for a tag not in the roster, inches."""
 SMALLEST_TAG_IN = 0.5
-"""The smallest base tag we expect (a 25 mm base), inches; it sets the detector's decimation."""
+"""The smallest base tag we expect without a roster (a 25 mm base), inches; it sets the detector's decimation."""
+
+
+def smallest_tag_in(roster: Roster | None, terrain: Sequence[TerrainPiece]) -> float:
+    """The smallest tag the detector must find, inches (its black square's side): the smallest printed tag of the
+    roster's mounts; `SMALLEST_TAG_IN` without a roster, or when a terrain piece carries a tag (its size is not
+    given). Bigger tags allow a coarser decimation (vision.tags.decimation_for): 1" toppers at 1080p scan at 2."""
+    if roster is None or not roster.units or any(p.tag is not None for p in terrain):
+        return SMALLEST_TAG_IN
+    return min(m.tag_in for u in roster.units.values() for m in u.mounts)
 
 
 @dataclass(frozen=True)
@@ -150,7 +159,7 @@ class Pipeline:
         self.tracker = Tracker(known_tags=self._known_tags())
         w, h = calibration.board_in
         self.board = {"w": float(w), "d": float(h)}
-        self.min_tag_px = float(smallest_tag_px(calibration, SMALLEST_TAG_IN, 0.0))
+        self.min_tag_px = float(smallest_tag_px(calibration, smallest_tag_in(roster, terrain), 0.0))
         # fine_every 1: a full scan every frame (replays, golden transcripts); live: FINE_EVERY (vision/windowed.py)
         self.detector = WindowedDetector(min_tag_px=self.min_tag_px, fine_every=fine_every)
         self.pose_watch = PoseWatch(calibration)
