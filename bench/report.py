@@ -107,6 +107,80 @@ class LiveRow:
 
 
 @dataclass(frozen=True)
+class ReplayRow:
+    """`tablesight replay` of a rendered recording (bench/replay.py): frames a second serially and with the
+    read-ahead, and CPU a frame against a bare detector's on the same frames; medians over interleaved rounds."""
+
+    label: str
+    image_size: tuple[int, int]
+    frames: int
+    bases: int
+    decimate: int
+    workers: int
+    """Detection threads of the read-ahead run."""
+    rounds: int
+    recording_fps: float
+    bare_cpu_ms: float
+    """CPU a frame of the bare run: read + imdecode + grey + a bare pupil-apriltags detect at `decimate`."""
+    bare_detect_ms: float
+    """CPU a frame of the bare detect alone."""
+    serial_fps: float
+    serial_cpu_ms: float
+    """CPU a frame of `ReplayRun(workers=0)`: the whole replay, every event written."""
+    serial_ratio: float
+    """serial_cpu_ms / bare_cpu_ms, taken within each round."""
+    ahead_fps: float
+    ahead_cpu_ms: float
+    ahead_ratio: float
+    """ahead_cpu_ms / bare_cpu_ms, taken within each round."""
+    ahead_detect_ratio: float
+    """ahead_cpu_ms / bare_detect_ms: against the library's detect alone (no decoding)."""
+    speedup: float
+    """ahead_fps / serial_fps, taken within each round."""
+    realtime: float
+    """ahead_fps / recording_fps: above 1 the recording replays faster than it was filmed."""
+    same_events: bool
+    """The read-ahead run's events equal the serial run's (but the summary's "seconds")."""
+    moves: int
+    verdicts: int
+
+
+@dataclass(frozen=True)
+class MountRow:
+    """One tag mount at one camera tilt with a figure on every base (bench/mounts.py): units found, base-centre
+    error against the render's truth, and frames to find a unit again after a hand passed over it."""
+
+    label: str
+    mount: str
+    image_size: tuple[int, int]
+    tilt_deg: float
+    base_mm: float
+    tag_in: float
+    tag_height_in: float
+    """The tag face's height above the base's underside, inches (the roster's base_height_in)."""
+    units: int
+    found: int
+    """Units with a fix in the first frame (a full scan), over every table of this mount and tilt."""
+    error_p50_in: float
+    error_p95_in: float
+    error_max_in: float
+    hand_tables: int
+    """Tables on which a hand passed over a unit (a unit whose tags it saw)."""
+    hand_hidden: bool
+    """The hand hid every tag of its unit in every hand frame, on every such table."""
+    hand_anchors_clear: bool
+    found_again_after: tuple[int | None, ...]
+    """Per table: frames after the hand left until the pipeline had the unit again (1: the first); None: never."""
+    found_again_worst: int | None
+    moves: int
+    """Moves the tracker reported over the sequences (nothing moved: phantom moves)."""
+    fitted: int | None = None
+    """Mount calibration rows: tags whose offset was fitted from a turn."""
+    fit_error_max_in: float | None = None
+    """The largest distance of a fitted offset from the true one, inches."""
+
+
+@dataclass(frozen=True)
 class CostRow:
     """One timed operation outside detection (rules geometry, tracker, image costs)."""
 
@@ -149,6 +223,8 @@ class BenchReport:
     frame_costs: tuple[CostRow, ...]
     seconds: float
     """Wall-clock length of the whole bench, rendering included."""
+    replay: tuple[ReplayRow, ...] = ()
+    mounts: tuple[MountRow, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready dict (times in ms, lengths in inches), rounded."""
@@ -246,6 +322,8 @@ def format_table(report: Mapping[str, Any]) -> str:
             f"{_f(r['error_p95_in'], '7.4f')} {_f(r['error_max_in'], '7.4f')}"
         )
     lines += _live_lines(report)
+    lines += _replay_lines(report)
+    lines += _mount_lines(report)
     for title, key in (
         ("Rules geometry", "rules"),
         ("Tracker", "tracker"),
@@ -296,3 +374,70 @@ def _live_lines(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+
+
+REPLAY_HEADER = (
+    f"{'row':<6} {'dec':>3} {'frames':>6} {'bases':>5} {'bare ms':>7} {'detect ms':>9} {'serial fps':>10} "
+    f"{'cpu ms':>7} {'ratio':>5} {'ahead fps':>9} {'threads':>7} {'cpu ms':>7} {'ratio':>5} {'vs detect':>9} "
+    f"{'speedup':>7} {'x real':>6} {'same':>4}"
+)
+
+
+def _replay_lines(report: Mapping[str, Any]) -> list[str]:
+    """The replay section of the table (none for a report without it)."""
+    rows = report.get("replay") or []
+    if not rows:
+        return []
+    s = report["settings"]
+    lines = [
+        "",
+        "Replay of a recording (tablesight replay: read, detect, map, track, rule, write events), serial and with "
+        "the read-ahead,",
+        f"vs a bare read + decode + pupil-apriltags detect of the same frames; CPU ms a frame (all threads); "
+        f"median of {s.get('replay_rounds', '?')} interleaved rounds",
+        REPLAY_HEADER,
+    ]
+    for r in rows:
+        lines.append(
+            f"{r['label']:<6} {r['decimate']:>3} {r['frames']:>6} {r['bases']:>5} {r['bare_cpu_ms']:7.1f} "
+            f"{r['bare_detect_ms']:9.1f} {r['serial_fps']:10.1f} {r['serial_cpu_ms']:7.1f} {r['serial_ratio']:5.2f} "
+            f"{r['ahead_fps']:9.1f} {r['workers']:>7} {r['ahead_cpu_ms']:7.1f} {r['ahead_ratio']:5.2f} "
+            f"{r['ahead_detect_ratio']:9.2f} {r['speedup']:7.2f} {r['realtime']:6.2f} "
+            f"{'yes' if r['same_events'] else 'NO':>4}"
+        )
+    return lines
+
+
+MOUNT_HEADER = (
+    f"{'mount':<34} {'base':>5} {'tilt':>4} {'units':>7} {ERR_P50:>9} {ERR_P95:>7} {ERR_MAX:>7} {'again':>5} "
+    f"{'moves':>5} {'fit':>12}"
+)
+
+
+def _mount_lines(report: Mapping[str, Any]) -> list[str]:
+    """The mounts section of the table (none for a report without it)."""
+    rows = report.get("mounts") or []
+    if not rows:
+        return []
+    s = report["settings"]
+    lines = [
+        "",
+        f"Mounts with a {s.get('mount_figure_in', '?')}\" figure on every base, {rows[0]['image_size'][1]}p, "
+        f"camera {s.get('mount_camera_height_in', '?')}\" up; {s.get('mount_units', '?')} units a table, "
+        f"{s.get('mount_tables', '?')} table(s) a row; the live pipeline (windowed detector, tags fused)",
+        "units: found in a full scan of the first frame; again: frames after a hand over one unit until it is "
+        "found (1: at once); moves: phantom moves",
+        MOUNT_HEADER,
+    ]
+    for r in rows:
+        units = f"{r['found']}/{r['units']}"
+        again = "-" if r["found_again_worst"] is None else str(r["found_again_worst"])
+        if r["hand_tables"] and not r["hand_hidden"]:
+            again += "?"  # the hand did not hide the unit's tags: not a measure of finding it again
+        fit = "" if r.get("fitted") is None else f"{r['fitted']} fit {_f(r['fit_error_max_in'], '.3f')}"
+        lines.append(
+            f"{r['label']:<34} {r['base_mm']:>3.0f}mm {r['tilt_deg']:>4.0f} {units:>7} "
+            f"{_f(r['error_p50_in'], '.4f'):>9} {_f(r['error_p95_in'], '.4f'):>7} {_f(r['error_max_in'], '.4f'):>7} "
+            f"{again:>5} {r['moves']:>5} {fit:>12}"
+        )
+    return lines

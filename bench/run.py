@@ -17,6 +17,16 @@ down elsewhere. Each frame is followed by a full scan of it (`detect_tags` + `me
 and the recall the frames allow; the pixels each frame scanned, the recall and the frames the sweep took to
 find the base put down are reported beside the times.
 
+Replay rows (bench/replay.py): a rendered 1080p recording with 40 bases replayed by `ReplayRun`, serially and
+with the read-ahead (detection of the next frames on worker threads), against a bare detector's read + decode
++ detect of the same frames, in interleaved rounds: frames a second, and our CPU a frame as a ratio to the
+bare one's measured in the same round.
+
+Mount rows (bench/mounts.py): a 1.35" figure on every base and each way of mounting its tag (flat under the
+figure, a topper card, a leaning topper before and after mount calibration, a rim tag, two rim tags fused) x
+camera tilt 0, 15 and 30 degrees at 1080p, run through the live pipeline: units found, base-centre error
+against the render's truth, frames to find a unit again after a hand passed over it, phantom moves.
+
 Other rows: rules geometry (line of sight, edge distances, engagement) for 40 units, the tracker's update
 with 40 tags, and the per-frame image costs the web UI pays (grey conversion, JPEG encode and decode).
 All times are `time.perf_counter` wall clock, milliseconds, after one warm-up call; median and p95.
@@ -35,6 +45,8 @@ from bench.live import (
     live_row,
     render_live_sequence,
 )
+from bench.mounts import mount_rows, mount_settings
+from bench.replay import REPLAY_FPS, REPLAY_ROUNDS, replay_frame_count, replay_rows
 from bench.report import (
     BenchReport,
     CostRow,
@@ -72,9 +84,11 @@ from vision.synth.render import (
 
 
 def run_bench(
-    frames: int = DEFAULT_FRAMES, quick: bool = False, progress: Callable[[str], None] | None = None
+    frames: int = DEFAULT_FRAMES, quick: bool = False, progress: Callable[[str], None] | None = None,
+    mounts: bool = True,
 ) -> BenchReport:
-    """Render, time and score everything; `quick` benches 720p and 1080p only."""
+    """Render, time and score everything; `quick` benches 720p and 1080p only (and one table a mount);
+    `mounts` False leaves out the mount rows (bench/mounts.py)."""
     say = progress or (lambda _m: None)
     start = time.perf_counter()
     facts = machine_facts()
@@ -107,6 +121,8 @@ def run_bench(
         say(f"timing live (windowed) detection at {label}")
         live.append(live_row(label, sequence, cal))
         del first, sequence
+    replay = replay_rows(frames, say)
+    mount = mount_rows(quick, say) if mounts else []
     say("timing rules geometry and the tracker")
     rules = rules_rows(repeats)
     tracker = tracker_rows(tracker_bases, repeats)
@@ -130,6 +146,10 @@ def run_bench(
         "live_lift_frame": LIVE_LIFT_FRAME,
         "live_place_frame": LIVE_PLACE_FRAME,
         "live_place_away_in": LIVE_PLACE_AWAY_IN,
+        "replay_frames": replay_frame_count(frames),
+        "replay_rounds": REPLAY_ROUNDS,
+        "replay_recording_fps": REPLAY_FPS,
+        **(mount_settings(quick) if mounts else {}),
     }
     return BenchReport(
         machine=facts,
@@ -140,6 +160,8 @@ def run_bench(
         tracker=tuple(tracker),
         frame_costs=tuple(costs),
         seconds=time.perf_counter() - start,
+        replay=tuple(replay),
+        mounts=tuple(mount),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bench.replay import replay_frame_count
 from bench.report import format_table
 from bench.scenes import LIVE_MIN_FRAMES, LIVE_PLACE_FRAME, QUICK_FRAMES
 from webui.cli import main
@@ -24,7 +25,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dic
     out = tmp_path_factory.mktemp("bench") / "bench.json"
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        status = main(["bench", "--quick", "--json", "--out", str(out)])
+        status = main(["bench", "--quick", "--json", "--no-mounts", "--out", str(out)])  # mounts: test_bench_mounts.py
     assert status == 0
     return json.loads(buf.getvalue()), json.loads(out.read_text())
 
@@ -160,8 +161,35 @@ def test_bench_table_shows_every_row(quick: tuple[dict[str, Any], dict[str, Any]
             assert shown in row, (shown, row)
 
 
+def test_bench_quick_replay_rows(quick: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    """The replay row: a 1080p recording with 40 bases replayed serially and with the read-ahead, against a
+    bare detector on the same frames; the numbers are finite and consistent (never a timing target)."""
+    report, written = quick
+    assert written["replay"] == report["replay"]
+    (r,) = report["replay"]
+    settings = report["settings"]
+    assert r["label"] == "1080p" and r["image_size"] == [1920, 1080] and r["bases"] == 40
+    assert r["frames"] == settings["replay_frames"] == replay_frame_count(QUICK_FRAMES)
+    assert r["rounds"] == settings["replay_rounds"] >= 1 and r["workers"] >= 1
+    assert r["decimate"] == {row["label"]: row for row in report["vision"]}["1080p"]["decimate"]
+    for key in ("bare_cpu_ms", "bare_detect_ms", "serial_fps", "serial_cpu_ms", "ahead_fps", "ahead_cpu_ms"):
+        assert r[key] is not None and 0 < r[key] < 60_000, key
+    assert r["bare_detect_ms"] <= r["bare_cpu_ms"]  # the detect is part of the bare run
+    for key in ("serial_ratio", "ahead_ratio", "ahead_detect_ratio", "speedup"):
+        assert r[key] is not None and 0.1 < r[key] < 100, key
+    assert r["ahead_detect_ratio"] >= r["ahead_ratio"] * 0.5  # against less work, a larger ratio (rounds aside)
+    assert r["realtime"] == pytest.approx(r["ahead_fps"] / r["recording_fps"], rel=1e-3)
+    assert r["same_events"] is True  # the read-ahead changes nothing the replay reports
+    assert r["moves"] >= 1 and r["verdicts"] >= 1  # the bases slid and the game ruled on it
+    table = format_table(report)
+    section = table[table.index("Replay of a recording") : table.index("Rules geometry")]
+    row = next(line for line in section.splitlines() if line.startswith("1080p "))
+    for shown in (f"{r['serial_fps']:10.1f}", f"{r['ahead_fps']:9.1f}", f"{r['ahead_ratio']:5.2f}"):
+        assert shown in row, (shown, row)
+
+
 def test_bench_prints_a_table_without_json(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "--quick", "--frames", "1"]) == 0
+    assert main(["bench", "--quick", "--frames", "1", "--no-mounts"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Tablesight bench\n")
     assert "1 frame(s) a resolution" in out
@@ -201,6 +229,6 @@ def test_bench_out_must_not_be_a_folder(tmp_path: Path, capsys: pytest.CaptureFi
 def test_bench_table_reads_a_report_without_live_rows(quick: tuple[dict[str, Any], dict[str, Any]]) -> None:
     """A JSON report written before the live rows existed still prints (without their section)."""
     report, _ = quick
-    older = {k: v for k, v in report.items() if k != "live"}
+    older = {k: v for k, v in report.items() if k not in ("live", "replay")}
     table = format_table(older)
-    assert "Live detection" not in table and "Rules geometry" in table
+    assert "Live detection" not in table and "Replay of a recording" not in table and "Rules geometry" in table

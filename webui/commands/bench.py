@@ -4,7 +4,10 @@ Renders seeded 30" x 22" tables at 720p, 1080p and 4K (--quick: 720p and 1080p, 
 detection + mapping against a bare pupil-apriltags detector and scores recall and position error against
 the renderer's truth; then times the live server's windowed detector over a short rendered sequence of
 each resolution (a few bases sliding, one lifted and put down elsewhere: 3 frames per --frames, 2 at 4K,
-20 to 90, 60 at 4K); also rules geometry, the tracker and JPEG costs. --json prints the report as one JSON
+20 to 90, 60 at 4K); also rules geometry, the tracker and JPEG costs; and, with a figure on every base, each
+tag mount (flat under the figure, topper, leaning topper before and after mount calibration, rim, two rims) x
+camera tilt 0/15/30 degrees at 1080p: units found, position error, frames to find a unit again after a hand
+(--no-mounts leaves these out). --json prints the report as one JSON
 object; --out FILE also writes that JSON to FILE. --web adds the web UI's figures: the pipeline's frame rate
 with 0, 1 and N watching browsers' WebSockets, and the latency from a frame read to its overlays drawn in
 headless Chromium (several minutes). docs/bench.md explains every row.
@@ -36,6 +39,9 @@ def configure(p: argparse.ArgumentParser) -> None:
         f"{LIVE_MIN_FRAMES} at least",
     )
     p.add_argument("--out", metavar="FILE", help="also write the JSON report to FILE")
+    p.add_argument("--no-mounts", action="store_true",
+                   help="leave out the mount rows (a figure on every base, each tag mount x camera tilt; ~1.5 min "
+                   "with --quick)")
     p.add_argument("--web", action="store_true", help="also measure the web UI with --watchers browsers")
     p.add_argument("--watchers", type=int, default=10, metavar="N", help="WebSocket watchers for --web (default 10)")
     p.add_argument("--seconds", type=float, default=30.0, metavar="S", help="window length for --web (default 30)")
@@ -58,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if args.web and not (1 <= args.watchers <= 50 and 2.0 <= args.seconds <= 300.0 and 1 <= args.rounds <= 20):
         raise InputError("--watchers must be 1 to 50, --seconds 2 to 300 and --rounds 1 to 20 for --web; "
                          "pick values in those ranges.")
-    report = run_bench(frames=frames, quick=args.quick, progress=main_progress).to_json()
+    report = run_bench(frames=frames, quick=args.quick, progress=main_progress, mounts=not args.no_mounts).to_json()
     web_table = ""
     if args.web:
         from bench.web import format_web_bench, run_web_bench
