@@ -19,8 +19,9 @@ from calibration.table import TableCalibration
 
 FIGURE_IN = 1.35
 """A typical 28-32 mm figure's height above its base, inches."""
-RIM_OFFSET_IN = 0.66
-"""A 0.5" rim tag's centre from the centre of a 50 mm base, inches."""
+RIM_OFFSET_IN = 0.68
+"""A 0.56" rim tag's centre from the centre of a 60 mm base (what `tablesight tags --mount rim --base 60` prints),
+inches: no readable tag fits beside the feet on a smaller base."""
 TAG_HEIGHT_IN = 0.125
 """A rim tag lies on the base's top, this high, inches."""
 GRID_STEP_IN = 0.5
@@ -51,7 +52,8 @@ class MountAdvice:
             out.append(f"Rim tags on the side of a base away from the camera will be hidden behind "
                        f"{self.figure_in:.2f}\" figures on {100 * self.hidden_fraction:.0f} % of this board (more than "
                        f"{self.visible_within_in:.1f}\" from the point under the camera): raise the camera to "
-                       f"{self.raise_to_in:.0f}\" above the table, turn those tags toward the camera, or use toppers.")
+                       f"{self.raise_to_in:.0f}\" above the table, turn those tags toward the camera, glue a second rim "
+                       "tag on the opposite side of each base (the roster's more_tags), or use toppers.")
         return out
 
 
