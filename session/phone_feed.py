@@ -93,6 +93,7 @@ class PhoneCamera:
         self._connected = False
         self._ever_connected = False
         self._hidden = False
+        self._refusal: str | None = None
         self._t0: float | None = None
         self._given = 0
         self._listeners: list[Callable[[Measured], None]] = []
@@ -141,9 +142,18 @@ class PhoneCamera:
             if self._newest is not None:
                 self.skipped += 1
             self._newest = _Arrived(connection, int(seq), bytes(jpeg), time.monotonic())
+            self._refusal = None
             self.received += 1
             self._cond.notify_all()
             return True
+
+    def refuse(self, connection: int, why: str) -> None:
+        """The route refused a frame of this connection before it came here (not a JPEG, too large): counted as
+        bad, and `why` is what the live page says until a good frame arrives."""
+        with self._cond:
+            if connection == self._connection:
+                self.bad += 1
+                self._refusal = why
 
     def listen(self, listener: Callable[[Measured], None]) -> Callable[[], None]:
         """Call `listener` (on the loop's thread: it must not block) for every frame measured; returns the
@@ -199,6 +209,8 @@ class PhoneCamera:
         if not self._connected:
             return (f"The phone stopped streaming (its camera page was closed or lost the network); open "
                     f"{self.address} on it again and press Start.")
+        if self._refusal is not None:
+            return self._refusal
         if self._hidden:
             return ("The phone's camera page is in the background or its screen is off, so it sends no frames; "
                     "bring the page back to the front on the phone.")

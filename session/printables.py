@@ -89,12 +89,14 @@ def parse_ids(text: str) -> list[int]:
     for part in (text or "").split(","):
         part = part.strip()
         lo, _, hi = part.partition("-")
-        try:
-            first, last = int(lo), int(hi or lo)
-        except ValueError:
-            raise PrintableError(f"--ids {text!r} is not a list of ids; write e.g. 10-29 or 10,12,14-16.") from None
+        hi = hi or lo
+        # ASCII digits only: int() also takes "1_0", "+10" and other scripts' digits ("١٠"), which would then be
+        # echoed into a download's file name
+        if not (lo.isascii() and lo.isdigit() and hi.isascii() and hi.isdigit()):
+            raise PrintableError(f"--ids {text[:60]!r} is not a list of ids; write e.g. 10-29 or 10,12,14-16.")
+        first, last = int(lo), int(hi)
         if first > last or first < 0 or last >= TAG_COUNT:
-            raise PrintableError(f"--ids part {part!r} is not a range within 0-{TAG_COUNT - 1}.")
+            raise PrintableError(f"--ids part {part[:40]!r} is not a range within 0-{TAG_COUNT - 1}.")
         ids.extend(range(first, last + 1))
     if not ids:
         raise PrintableError("--ids names no tags; write e.g. 10-29.")

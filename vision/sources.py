@@ -275,7 +275,7 @@ class SessionSource(FrameSource):
                 image = read_frame_file(path)
                 self._check_size(image, f"Frame file {path}")
             except FrameError as err:
-                self._bad(entry.index, str(path), FrameError(f"{err} (listed in {self.description})"))
+                self._bad(entry.index, str(path), FrameError(f"{str(err).rstrip('.')} (listed in {self.description})."))
                 continue
             yield Frame(index=entry.index, t=entry.t, image=image)
 

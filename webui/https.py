@@ -137,13 +137,16 @@ def ensure_certificate(folder: Path, dns_names: tuple[str, ...], ip_addresses: t
     cert_path, key_path = folder / CERT_FILE, folder / KEY_FILE
     wanted_ips = tuple(dict.fromkeys(str(ipaddress.ip_address(a)) for a in ip_addresses))
     if cert_path.is_file() and key_path.is_file():
+        old: x509.Certificate | None
         try:
             old = x509.load_pem_x509_certificate(cert_path.read_bytes())
-            serialization.load_pem_private_key(key_path.read_bytes(), password=None)
-        except (OSError, ValueError):
-            old = None  # damaged or unreadable: a new one is made below
-        if old is not None:
+            old_key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
             san = old.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+            if old_key.public_key() != old.public_key():  # the TLS server would refuse to start with the pair
+                old = None
+        except (OSError, ValueError, TypeError, x509.ExtensionNotFound):
+            old = None  # damaged, unreadable, no names, or a key of another certificate: a new one is made below
+        if old is not None:
             has_dns = set(san.get_values_for_type(x509.DNSName))
             has_ips = {str(a) for a in san.get_values_for_type(x509.IPAddress)}
             if set(dns_names) <= has_dns and set(wanted_ips) <= has_ips and \

@@ -23,7 +23,7 @@ from session.replay import load_setup, open_source
 from vision.mount_fit import MIN_TURN_DEG, MountFit, MountFitError, fit_mount, turned_deg
 from vision.positions import smallest_tag_px
 from vision.session_dir import write_json_atomic
-from vision.sources import SessionSource
+from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource
 from vision.tags import detect_tags, gray_frame
 
 FAR_FROM_ROSTER_IN = 0.25
@@ -45,12 +45,27 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="allow -o to overwrite the --roster file itself")
 
 
-def _check_output(out: Path, roster: Path | None, force: bool) -> None:
+def _check_output(out: Path, roster: Path | None, force: bool, source: FrameSource | None = None,
+                  calibration: Path | None = None) -> None:
+    """MountInputError when -o cannot be written or would overwrite an input: the roster (unless --force), the
+    calibration, the recording (a video file, a frame folder's files, anything in a recorded session)."""
     if out.is_dir():
         raise MountInputError(f"-o {out} is a folder; give the roster file to write, e.g. -o {out / 'roster.json'}.")
     if not out.parent.exists():
         raise MountInputError(f"Cannot write {out}: folder {out.parent} does not exist; create it or pick another -o.")
-    if roster is not None and not force and out.exists() and out.resolve() == roster.resolve():
+    target = out.resolve()
+    if calibration is not None and target == calibration.resolve():
+        raise MountInputError(f"-o {out} is the --calibration file; write the new roster to a file of its own, "
+                              "e.g. -o roster_measured.json.")
+    if isinstance(source, SessionSource) and target.is_relative_to(source.directory.resolve()):
+        raise MountInputError(f"-o {out} is inside the recorded session {source.directory}, which is kept as it was "
+                              "recorded; write the new roster outside it, e.g. -o roster_measured.json.")
+    is_roster = roster is not None and target == roster.resolve()
+    if isinstance(source, VideoSource) and target == source.path.resolve() or \
+            isinstance(source, FolderSource) and target.is_relative_to(source.folder.resolve()) and not is_roster:
+        raise MountInputError(f"-o {out} is {'the video' if isinstance(source, VideoSource) else 'inside the frame folder'}"
+                              f" being measured; write the new roster outside it, e.g. -o roster_measured.json.")
+    if is_roster and not force and out.exists():
         raise MountInputError(f"-o {out} is the roster being measured; write a new file, or add --force to "
                               "overwrite it.")
 
@@ -76,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         if roster_path is None:
             raise MountInputError(f"{source.description} carries no roster; give --roster ROSTER.json, the roster "
                                   "whose tags were turned.")
-        _check_output(out, roster_path, args.force)
+        _check_output(out, roster_path, args.force, source, args.calibration)
         setup = load_setup(source, args.calibration, roster_path)
         raw = read_json_file(roster_path, "roster")
         mounts = roster_mounts(raw, str(roster_path))

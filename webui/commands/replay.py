@@ -114,6 +114,10 @@ def run_folder(args: argparse.Namespace, sessions: list[Path]) -> int:
             raise InputError(f"--out {out} is a file; give a folder for the sessions' JSON lines.")
         if not out.parent.is_dir():
             raise InputError(f"--out {out}: the folder {out.parent} does not exist; create it or pick another.")
+        inside = next((s for s in sessions if out.resolve().is_relative_to(s.resolve())), None)
+        if inside is not None:  # DIR/NAME.jsonl could overwrite its frames.jsonl or declarations.jsonl
+            raise InputError(f"--out {out} is inside the recorded session {inside}, which is kept as it was recorded; "
+                             "give a folder outside the sessions.")
         out.mkdir(exist_ok=True)
     for flag, path in (("--calibration", args.calibration), ("--roster", args.roster), ("--terrain", args.terrain)):
         if path is not None and not path.is_file():

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
+import re
 import socket
 from pathlib import Path
 
@@ -55,6 +57,30 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="do not record a --camera or --video session into the sessions folder")
 
 
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+
+
+def allow_host_name(name: str) -> str:
+    """An --allow-host value as a browser sends it in the Host header (lower case; a name in another script as
+    its xn-- form, which the certificate needs too); InputError (one sentence) when it is no host name."""
+    bare = name.strip().lower()
+    if bare.count(":") == 1 and bare.rpartition(":")[2].isdigit():  # a port, as in a Host header
+        bare = bare.rpartition(":")[0]
+    inner = bare[1:-1] if bare.startswith("[") and bare.endswith("]") else bare
+    try:
+        return str(ipaddress.ip_address(inner))
+    except ValueError:
+        pass
+    try:
+        ascii_name = bare.rstrip(".").encode("idna").decode("ascii")
+    except UnicodeError:
+        ascii_name = ""
+    if not ascii_name or len(ascii_name) > 253 or not all(_LABEL.match(label) for label in ascii_name.split(".")):
+        raise InputError(f"--allow-host {name[:60]!r} is not a host name; give the name a browser uses for this "
+                         "server, e.g. tablesight.example.com (letters, digits, hyphens and dots).")
+    return ascii_name
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
     kind: SourceKind
     if args.camera is not None:
@@ -71,7 +97,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         host=args.host,
         port=args.port,
         token=args.token,
-        allowed_hosts=tuple(args.allow_hosts),
+        allowed_hosts=tuple(allow_host_name(h) for h in args.allow_hosts),
         sessions_dir=args.sessions,
         setup_dir=args.setup_dir,
         source_kind=kind,

@@ -18,6 +18,9 @@ from typing import Any
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response
 
+from calibration.decode import ImageTooLarge, check_pixels, too_large_sentence
+from calibration.errors import InputError
+from calibration.json_input import parse_json
 from session.phone_feed import Measured
 from webui.deps import RuntimeDep, SettingsDep, page
 from webui.https import qr_svg
@@ -88,6 +91,29 @@ def measured_message(m: Measured, status: dict[str, Any], phone: dict[str, Any])
     }
 
 
+MAX_TEXT_CHARS = 1000
+"""The longest text message the camera page sends ({"type": "visibility", ...} is 40); a longer one is ignored."""
+
+
+def frame_refusal(data: bytes, limit: int, seq: int) -> str | None:
+    """Why frame `seq` the phone sent cannot be measured, as the sentence the phone shows; None when it can be
+    decoded. Only the header is read (calibration/decode.py's limits, before any decoding), on arrival, so the
+    phone is told at once instead of the loop dropping the frame unseen."""
+    if len(data) > limit:
+        return (f"A frame of {len(data) / 1e6:.1f} MB is over the {limit / 1e6:.1f} MB the server takes; "
+                "choose a smaller size.")
+    not_jpeg = (f"Frame {seq} from the phone ({len(data)} bytes) is not a JPEG image; reload the camera page "
+                "(it sends JPEG frames) and press Start.")
+    if data[:2] != b"\xff\xd8":
+        return not_jpeg
+    try:
+        size = check_pixels(data)  # a JPEG's header walk: no decoding, no Pillow
+    except ImageTooLarge as err:
+        return too_large_sentence(f"Frame {seq} from the phone", "choose a smaller camera size (e.g. 1920x1080)",
+                                  err.size)
+    return not_jpeg if size is None or min(size) <= 0 else None
+
+
 @router.websocket("/ws/camera")
 async def camera_socket(ws: WebSocket) -> None:
     runtime = ws.app.state.runtime
@@ -131,10 +157,10 @@ async def camera_socket(ws: WebSocket) -> None:
                 break
             data = msg.get("bytes")
             if data is not None:
-                if len(data) > limit:
-                    await ws.send_text(json.dumps({"type": "refused", "message": (
-                        f"A frame of {len(data) / 1e6:.1f} MB is over the {limit / 1e6:.1f} MB the server takes; "
-                        "choose a smaller size.")}))
+                refusal = frame_refusal(data, limit, seq)
+                if refusal is not None:
+                    phone.refuse(connection, refusal)
+                    await ws.send_text(json.dumps({"type": "refused", "message": refusal}))
                     seq += 1
                     continue
                 if not phone.push(connection, seq, data):
@@ -143,9 +169,9 @@ async def camera_socket(ws: WebSocket) -> None:
                     break
                 seq += 1
                 continue
-            try:
-                said = json.loads(msg.get("text") or "")
-            except ValueError:
+            try:  # the one JSON reader: a 100,000-deep text is refused, not a RecursionError
+                said = parse_json((msg.get("text") or "")[:MAX_TEXT_CHARS + 1], "A camera page's message")
+            except InputError:
                 continue
             if isinstance(said, dict) and said.get("type") == "visibility":
                 phone.set_hidden(connection, bool(said.get("hidden")))

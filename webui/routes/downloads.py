@@ -47,7 +47,8 @@ def tags_pdf(
         clearance_in=clearance_in if mount == "rim" else None,
         base_height_in=base_height_in,
     )
-    return _pdf(mount_sheet_pdf(tag_ids, sheet, paper=paper), f"tags-{ids}-{mount}.pdf")
+    name = f"{tag_ids[0]}-{tag_ids[-1]}" if len(tag_ids) > 1 else str(tag_ids[0])  # not the typed text
+    return _pdf(mount_sheet_pdf(tag_ids, sheet, paper=paper), f"tags-{name}-{mount}.pdf")
 
 
 @router.get("/download/mat.pdf")
