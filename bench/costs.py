@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -27,9 +27,7 @@ from rules.engine import Placement
 from rules.geometry import all_pairs_sight, edge_distance, engagement_zone, line_of_sight
 from rules.terrain import TerrainPiece
 from vision.positions import BaseFix
-from vision.synth.render import (
-    BasePlacement,
-)
+from vision.synth.render import Rendered
 from vision.tags import gray_frame
 from vision.tracker import Tracker
 
@@ -110,18 +108,21 @@ def rules_rows(repeats: int) -> list[CostRow]:
     ]
 
 
-def tracker_rows(bases: Sequence[BasePlacement], repeats: int) -> list[CostRow]:
-    """Tracker.update with 40 still bases (their true places plus 0.003" noise a frame), once settled."""
+def tracker_rows(rendered: Rendered, repeats: int) -> list[CostRow]:
+    """Tracker.update with 40 still bases (their true places, from the render's truth, plus 0.003" noise a
+    frame), once settled."""
     rng = np.random.default_rng([SEED, 98])
-    bases = list(bases)[:TRACKER_TAGS]
-    tracker = Tracker(known_tags=[b.tag for b in bases])
+    bases = list(rendered.bases.values())[:TRACKER_TAGS]
+    main = [rendered.tags[b.unit] for b in bases]  # each base's main tag: its true height and centre
+    tracker = Tracker(known_tags=[b.unit for b in bases])
     settle = 30
 
     def frame() -> list[BaseFix]:
         noise = rng.normal(0.0, 0.003, (len(bases), 2))
         return [
-            BaseFix(b.tag, b.x + dx, b.y + dy, b.z_in, b.yaw_deg, 0.01, b.tag_center_in, 50.0)
-            for b, (dx, dy) in zip(bases, noise.tolist())
+            BaseFix(b.unit, b.center_in[0] + dx, b.center_in[1] + dy, t.center_in[2], b.yaw_deg, 0.01,
+                    (t.center_in[0], t.center_in[1]), 50.0)
+            for b, t, (dx, dy) in zip(bases, main, noise.tolist())
         ]
 
     frames = [frame() for _ in range(settle + repeats)]

@@ -18,7 +18,6 @@ from bench.report import (
 )
 from bench.scenes import (
     BOARD,
-    HEIGHT_RANGE_IN,
     LIVE_FRAMES_PER_FRAME,
     LIVE_LIFT_FRAME,
     LIVE_LIFTED_TAG_IN,
@@ -30,8 +29,11 @@ from bench.scenes import (
     LIVE_SLIDERS,
     LIVE_STREAM,
     SEED,
+    SMALLEST_TAG_HEIGHT_IN,
     SMALLEST_TAG_IN,
-    _covers_an_anchor,
+    covers_an_anchor,
+    on_a_ruin,
+    roster_truth,
 )
 from bench.vision import fully_visible
 from calibration.table import TableCalibration
@@ -39,6 +41,7 @@ from session.runtime import LIVE_FINE_SCAN_EVERY
 from vision.positions import measure_bases, smallest_tag_px
 from vision.synth.render import (
     BasePlacement,
+    BaseTruth,
     CameraPose,
     Scene,
     TagTruth,
@@ -62,6 +65,8 @@ class LiveFrame:
     scene: Scene
     tags: dict[int, TagTruth]
     gray: np.ndarray
+    bases: dict[int, BaseTruth]
+    """The render's truth of every base shown (its true centre, yaw and tags)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,14 +94,14 @@ def _free(b: BasePlacement, x: float, y: float, others: Sequence[BasePlacement],
         return False
     if any(math.hypot(x - o.x, y - o.y) < r + o.base_mm / 25.4 / 2.0 + 0.15 for o in others if o.tag != b.tag):
         return False
-    return not _covers_an_anchor(CameraPose(scene.camera, scene.rvec, scene.tvec), x, y, b.z_in, r)
+    return not covers_an_anchor(CameraPose(scene.camera, scene.rvec, scene.tvec), b, x, y)
 
 
 def _live_frame(scene: Scene, shown: Sequence[BasePlacement], stream: int, k: int) -> LiveFrame:
     """Frame k of a live sequence: its own seed, so sensor noise (and the table's grain and light) change."""
     at = dataclasses.replace(scene, bases=tuple(shown))
     rendered = render_scene(at, np.random.default_rng([SEED, LIVE_STREAM, stream, k]))
-    return LiveFrame(at, rendered.tags, gray_frame(rendered.image))
+    return LiveFrame(at, rendered.tags, gray_frame(rendered.image), rendered.bases)
 
 
 def render_live_sequence(first: Scene, count: int, stream: int) -> LiveSequence:
@@ -105,7 +110,8 @@ def render_live_sequence(first: Scene, count: int, stream: int) -> LiveSequence:
     down >= LIVE_PLACE_AWAY_IN away at LIVE_PLACE_FRAME (where its tag is fully visible)."""
     rng = np.random.default_rng([SEED, LIVE_STREAM, stream])
     bases = list(first.bases)
-    placed = min(bases, key=lambda b: (abs(b.tag_in - LIVE_LIFTED_TAG_IN), b.tag)).tag
+    on_table = [b for b in bases if not on_a_ruin(b)]  # put down on the table, as it was
+    placed = min(on_table, key=lambda b: (abs(b.tag_in - LIVE_LIFTED_TAG_IN), b.tag)).tag
     frames: list[LiveFrame] = []
     start = end = (0.0, 0.0)
     for k in range(count):
@@ -154,12 +160,12 @@ def live_row(label: str, sequence: LiveSequence, cal: TableCalibration) -> LiveR
     full scan of it; the first frame (the detector's full scan) warms both up and is not timed."""
     frames = sequence.frames
     w, h = frames[0].scene.camera.image_size
-    small = float(smallest_tag_px(cal, SMALLEST_TAG_IN, HEIGHT_RANGE_IN[0]))  # as session/pipeline.py does
+    small = float(smallest_tag_px(cal, SMALLEST_TAG_IN, SMALLEST_TAG_HEIGHT_IN))  # as session/pipeline.py does
     det = WindowedDetector(min_tag_px=small, fine_every=LIVE_FINE_SCAN_EVERY)
     d = det.decimate
     full_px = (w // d) * (h // d)
-    heights = {b.tag: b.z_in for b in frames[0].scene.bases}
-    offsets = {b.tag: b.tag_offset_in for b in frames[0].scene.bases}
+    # each tag's true height and offset (the roster's), from the first frame's truth: every base is in it
+    heights, offsets = roster_truth(frames[0].tags, frames[0].bases)
     det.detect(frames[0].gray)  # warm up both
     detect_tags(frames[0].gray, decimate=d)
     live_s, full_s, shares, live_seen, full_seen = [], [], [], [], []
@@ -175,14 +181,18 @@ def live_row(label: str, sequence: LiveSequence, cal: TableCalibration) -> LiveR
         live_seen.append({fx.tag for fx in fixes})
         full_seen.append({fx.tag for fx in full_fixes})
 
-    found = full_found = eligible = false_ids = 0
+    found = full_found = eligible = hidden = false_ids = 0
     for f, seen, full in zip(frames[1:], live_seen, full_seen):
-        tags = {b.tag for b in f.scene.bases}
+        tags = {t for b in f.bases.values() for t in b.tags}
         for tid, t in f.tags.items():
+            if t.anchor:
+                continue
             if fully_visible(t, w, h):
                 eligible += 1
                 found += tid in seen
                 full_found += tid in full
+            else:
+                hidden += 1
         false_ids += len(seen - tags)
 
     def found_after(seen_by_frame: Sequence[set[int]]) -> int | None:
@@ -209,6 +219,7 @@ def live_row(label: str, sequence: LiveSequence, cal: TableCalibration) -> LiveR
         recall=found / eligible if eligible else math.nan,
         full_found=full_found,
         full_recall=full_found / eligible if eligible else math.nan,
+        hidden=hidden,
         false_ids=false_ids,
         placed_tag=sequence.placed_tag,
         placed_found_after=found_after(live_seen),

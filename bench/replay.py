@@ -2,8 +2,8 @@
 read-ahead (session/detect_ahead.py), and our CPU a frame against a bare detector's on the same frames.
 
 The recording is rendered and written once (JPEG, as a camera records), seeded: the bench's first 1080p scene
-(40 bases with tags of 0.5-1.0", faces 0-3" up, 3 terrain blocks), calibrated on its first frame with the true
-intrinsics, a roster of 40 units (two players, a game's example units, so moves are ruled), and in every frame after
+(40 bases with figures, 0.5-1.0" tags on toppers and rims, 3 terrain blocks and a ruin), calibrated on its first
+frame with the true intrinsics, a roster of 40 units (heights and offsets from the render's truth) (two players, a game's example units, so moves are ruled), and in every frame after
 the first a few bases slide a little; one base is lifted and put down elsewhere. Then rounds are run back to
 back, interleaved, so that each round's three runs see the same load:
 
@@ -24,7 +24,7 @@ import json
 import math
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,8 @@ from bench.scenes import (
     LIVE_SLIDERS,
     SEED,
     bench_scene,
+    on_a_ruin,
+    roster_truth,
 )
 from bench.vision import BareDetector
 from calibration.errors import InputError
@@ -82,8 +84,10 @@ def replay_frame_count(frames: int) -> int:
     return max(REPLAY_MIN_FRAMES, min(REPLAY_MAX_FRAMES, REPLAY_FRAMES_PER_FRAME * frames))
 
 
-def replay_roster(bases: Sequence[BasePlacement]) -> dict[str, Any] | None:
-    """A roster for the bases, each tag at its true height and offset, two players taking turns: the units of
+def replay_roster(bases: Sequence[BasePlacement], heights: Mapping[int, float],
+                  offsets: Mapping[int, tuple[float, float]]) -> dict[str, Any] | None:
+    """A roster for the bases, each tag at its true height and offset (`heights`, `offsets`: the render's truth,
+    `bench.scenes.roster_truth`), two players taking turns: the units of
     the first game (by name) whose example roster, stretched to len(bases) units, starts a game (so the
     replay's moves are ruled); None (measuring only) if no game takes that many."""
     for name in game_names():
@@ -98,9 +102,9 @@ def replay_roster(bases: Sequence[BasePlacement]) -> dict[str, Any] | None:
         units = []
         for i, b in enumerate(bases):
             units.append({**kinds[i % len(kinds)], "tag": b.tag, "name": f"unit {b.tag}", "owner": owners[i % 2],
-                          "base_mm": round(b.base_mm, 2), "base_height_in": round(max(0.0, b.z_in), 4),
+                          "base_mm": round(b.base_mm, 2), "base_height_in": round(max(0.0, heights[b.tag]), 4),
                           "tag_in": round(b.tag_in, 4),
-                          "tag_offset_in": [round(b.tag_offset_in[0], 4), round(b.tag_offset_in[1], 4)]})
+                          "tag_offset_in": [round(offsets[b.tag][0], 4), round(offsets[b.tag][1], 4)]})
         roster = {**example, "units": units}
         try:
             parsed = parse_roster(roster, f"the bench's {name} roster")
@@ -121,13 +125,14 @@ def _calibrated(image: np.ndarray, scene: Scene) -> TableCalibration:
 
 
 def record_replay_session(directory: Path, count: int, size: tuple[int, int] = REPLAY_SIZE,
-                          on_frame: Callable[[int], None] | None = None) -> Path:
+                          on_frame: Callable[[int], None] | None = None, bare: bool = False) -> Path:
     """Render and record the bench's replay session of `count` frames at `size` into `directory` (new or empty)."""
     pose = camera_framing_board(BOARD, CAMERA_HEIGHT_IN, CAMERA_TILT_DEG, 0.0, size)
-    first = bench_scene(pose, np.random.default_rng([SEED, REPLAY_STREAM]))
+    first = bench_scene(pose, np.random.default_rng([SEED, REPLAY_STREAM]), bare)
     rng = np.random.default_rng([SEED, REPLAY_STREAM, 1])
     bases = list(first.bases)
-    lifted = bases[len(bases) // 2].tag
+    on_table = [b for b in bases if not on_a_ruin(b)]  # put down on the table, as it was
+    lifted = on_table[len(on_table) // 2].tag
     rec: Recorder | None = None
     try:
         for k in range(count):
@@ -149,9 +154,10 @@ def record_replay_session(directory: Path, count: int, size: tuple[int, int] = R
                         break
             shown = [b for b in bases if b.tag != lifted or not REPLAY_LIFT_FRAME <= k < REPLAY_PLACE_FRAME]
             scene = dataclasses.replace(first, bases=tuple(shown))
-            image = render_scene(scene, np.random.default_rng([SEED, REPLAY_STREAM, 2, k])).image
-            if rec is None:
-                roster = replay_roster(first.bases)
+            rendered = render_scene(scene, np.random.default_rng([SEED, REPLAY_STREAM, 2, k]))
+            image = rendered.image
+            if rec is None:  # frame 0: every base is in it
+                roster = replay_roster(first.bases, *roster_truth(rendered.tags, rendered.bases))
                 extra: dict[str, Any] = {"fps": REPLAY_FPS}
                 if roster is not None:
                     extra["game"] = roster["game"]
@@ -260,11 +266,11 @@ def replay_row(directory: Path, rounds: int = REPLAY_ROUNDS, workers: int | None
     )
 
 
-def replay_rows(frames: int, say: Callable[[str], None] | None = None) -> list[ReplayRow]:
+def replay_rows(frames: int, say: Callable[[str], None] | None = None, bare: bool = False) -> list[ReplayRow]:
     """Render the replay recording (`replay_frame_count(frames)` frames) into a temporary folder and time it."""
     count = replay_frame_count(frames)
     with tempfile.TemporaryDirectory(prefix="tablesight-bench-replay-") as tmp:
         if say is not None:
             say(f"rendering a {count}-frame {REPLAY_LABEL} recording with 40 bases")
-        directory = record_replay_session(Path(tmp) / "recording", count)
+        directory = record_replay_session(Path(tmp) / "recording", count, bare=bare)
         return [replay_row(directory, say=say)]

@@ -57,13 +57,15 @@ class VisionRow:
     """1000 / ours.median_ms."""
     found: int
     eligible: int
-    """Base tags fully visible (and whole inside the frame) over all frames."""
+    """Base tags the camera sees whole (and inside the frame) over all frames (`bench.vision.fully_visible`)."""
     recall: float
     false_ids: int
     bases_measured: int
     error_p50_in: float
     error_p95_in: float
     error_max_in: float
+    hidden: int = 0
+    """Base tags over all frames left out of `eligible`: hidden in part (figures, terrain) or cut by the frame."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ class LiveRow:
     scanned_fraction_max: float
     found: int
     eligible: int
-    """Base tags fully visible (and whole inside the frame) over the timed frames."""
+    """Base tags the camera sees whole (and inside the frame) over the timed frames."""
     recall: float
     full_found: int
     full_recall: float
@@ -104,6 +106,8 @@ class LiveRow:
     """Frames from its putting down until the live detector reported it (1: that very frame); None: never."""
     placed_full_found_after: int | None
     """The same for the full scans (1 unless the tag is too small for the detector there)."""
+    hidden: int = 0
+    """Base tags over the timed frames left out of `eligible`: hidden in part or cut by the frame."""
 
 
 @dataclass(frozen=True)
@@ -302,15 +306,15 @@ def format_table(report: Mapping[str, Any]) -> str:
         f"pupil-apriltags {m['pupil_apriltags']}, shapely {m['shapely']}",
         f"detector threads {m['detector_threads']}; OPENBLAS_CORETYPE={m['openblas_coretype'] or '(unset)'}; "
         f"load average at start {load}",
-        f'scene: {s["board_in"][0]:g}"x{s["board_in"][1]:g}" board, {s["bases"]} bases (tags '
-        f'{s["tag_in"][0]:g}-{s["tag_in"][1]:g}", faces {s["tag_height_in"][0]:g}-{s["tag_height_in"][1]:g}" up), '
+        f'scene: {s["board_in"][0]:g}"x{s["board_in"][1]:g}" board, {s["bases"]} bases '
+        f'{s.get("scene_bases") or "with bare tags"} (tags {s["tag_in"][0]:g}-{s["tag_in"][1]:g}", faces {s["tag_height_in"][0]:g}-{s["tag_height_in"][1]:g}" up), '
         f'4 anchors, {s["terrain_blocks"]} terrain blocks; camera {s["camera_height_in"]:g}" up, tilted '
         f"{s['camera_tilt_deg']:g} deg; {s['frames']} frame(s) a resolution, seed {s['seed']}",
         "",
         "Detection + mapping per frame (detect_tags + measure_bases) vs bare pupil-apriltags, 1 thread each",
         f"{'row':<20} {'focal':<10} {'dec':>3} {'tag px':>6} {'med ms':>7} {'p95 ms':>7} {'map ms':>6} "
         f"{'bare ms':>7} "
-        f"{'ratio':>5} {'fps':>6} {'recall':>14} {ERR_P50:>9} {ERR_P95:>7} {ERR_MAX:>7}",
+        f"{'ratio':>5} {'fps':>6} {'recall':>14} {'hidden':>6} {ERR_P50:>9} {ERR_P95:>7} {ERR_MAX:>7}",
     ]
     for r in report["vision"]:
         recall = f"{r['found']}/{r['eligible']} {_f(r['recall'], '.3f')}"
@@ -318,7 +322,8 @@ def format_table(report: Mapping[str, Any]) -> str:
             f"{r['label']:<20} {r['focal_source']:<10} {r['decimate']:>3} {_f(r['smallest_tag_px'], '6.1f')} "
             f"{r['ours']['median_ms']:7.1f} {r['ours']['p95_ms']:7.1f} {r['mapping']['median_ms']:6.2f} "
             f"{r['bare']['median_ms']:7.1f} "
-            f"{r['ratio']:5.2f} {r['fps']:6.1f} {recall:>14} {_f(r['error_p50_in'], '9.4f')} "
+            f"{r['ratio']:5.2f} {r['fps']:6.1f} {recall:>14} {_f(r.get('hidden'), '>6')} "
+            f"{_f(r['error_p50_in'], '9.4f')} "
             f"{_f(r['error_p95_in'], '7.4f')} {_f(r['error_max_in'], '7.4f')}"
         )
     lines += _live_lines(report)
@@ -342,7 +347,7 @@ def format_table(report: Mapping[str, Any]) -> str:
 
 LIVE_HEADER = (
     f"{'row':<6} {'dec':>3} {'tag px':>6} {'frames':>6} {'cells':>5} {'med ms':>7} {'p95 ms':>7} {'max ms':>7} "
-    f"{'full ms':>7} {'ratio':>5} {'scanned':>7} {'recall':>14} {'full recall':>14} {'placed':>6}"
+    f"{'full ms':>7} {'ratio':>5} {'scanned':>7} {'recall':>14} {'full recall':>14} {'hidden':>6} {'placed':>6}"
 )
 
 
@@ -369,7 +374,7 @@ def _live_lines(report: Mapping[str, Any]) -> list[str]:
             f"{r['label']:<6} {r['decimate']:>3} {_f(r['smallest_tag_px'], '6.1f')} {r['frames']:>6} {r['cells']:>5} "
             f"{r['live']['median_ms']:7.1f} {r['live']['p95_ms']:7.1f} {r['live_max_ms']:7.1f} "
             f"{r['full']['median_ms']:7.1f} {r['ratio']:5.2f} {_f(r['scanned_fraction'], '7.3f')} "
-            f"{recall:>14} {full_recall:>14} {placed:>6}"
+            f"{recall:>14} {full_recall:>14} {_f(r.get('hidden'), '>6')} {placed:>6}"
         )
     return lines
 

@@ -1,14 +1,15 @@
 """Speed and accuracy on this machine: what `tablesight bench` measures (docs/bench.md says what each row means).
 
-Vision rows: for each resolution, `frames` scenes of a 30" x 22" board (40 tagged bases of mixed sizes
-0.5-1.0" with their faces 0-3" up, the 4 default anchors, 3 terrain blocks; sensor noise, slight blur,
-webcam JPEG) are rendered once, seeded, before any timing. The table is calibrated on the first frame's
+Vision rows: for each resolution, `frames` scenes of a 30" x 22" board (40 bases each with a figure, their
+0.5-1.0" tags on toppers 1.6-5.2" up or on 60 mm rims, the 4 default anchors, 3 terrain blocks and a 3" ruin
+floor; sensor noise, slight blur, webcam JPEG; `bare`: bare tags 0-3" up as before figures) are rendered once, seeded, before any timing. The table is calibrated on the first frame's
 detected anchors (`calibrate_table`, with the renderer's true intrinsics, or none for the "no intrinsics"
 row), the decimation is picked from the smallest expected tag (`smallest_tag_px`, `decimation_for`), and
 then each frame is timed through detection + mapping (`detect_tags` then `measure_bases`) and, right after
 on the same grey frame, through a bare pupil-apriltags Detector (one thread, the same decimation), so both
 see the same load from whatever else runs on the machine. Accuracy is against the renderer's ground truth:
-recall over the fully visible base tags, base-centre error in inches.
+each tag's height and offset from the render's truth; recall over the base tags seen whole (and how many
+were hidden), base-centre error in inches against the true base centres.
 
 Live rows: what the server runs a frame (`vision.windowed.WindowedDetector`, built as session/pipeline.py builds
 it, sweeping at `session.runtime.LIVE_FINE_SCAN_EVERY`, then `measure_bases`) over a short rendered sequence
@@ -55,6 +56,7 @@ from bench.report import (
     machine_facts,
 )
 from bench.scenes import (
+    BARE_HEIGHT_RANGE_IN,
     BASES,
     BOARD,
     CAMERA_HEIGHT_IN,
@@ -70,6 +72,7 @@ from bench.scenes import (
     NO_INTRINSICS_RESOLUTION,
     QUICK_RESOLUTIONS,
     RESOLUTIONS,
+    SCENE_BASES,
     SEED,
     SMALLEST_TAG_IN,
     TAG_RANGE_IN,
@@ -78,17 +81,16 @@ from bench.scenes import (
 )
 from bench.vision import bench_calibration, vision_row
 from session.runtime import LIVE_FINE_SCAN_EVERY
-from vision.synth.render import (
-    BasePlacement,
-)
+from vision.synth.render import Rendered
 
 
 def run_bench(
     frames: int = DEFAULT_FRAMES, quick: bool = False, progress: Callable[[str], None] | None = None,
-    mounts: bool = True,
+    mounts: bool = True, bare: bool = False,
 ) -> BenchReport:
     """Render, time and score everything; `quick` benches 720p and 1080p only (and one table a mount);
-    `mounts` False leaves out the mount rows (bench/mounts.py)."""
+    `mounts` False leaves out the mount rows (bench/mounts.py); `bare`: the older scenes of bare tags lying on
+    bases (no figures) for the vision, live and replay rows."""
     say = progress or (lambda _m: None)
     start = time.perf_counter()
     facts = machine_facts()
@@ -101,16 +103,16 @@ def run_bench(
     vision: list[VisionRow] = []
     live: list[LiveRow] = []
     costs: list[CostRow] = []
-    tracker_bases: tuple[BasePlacement, ...] = ()
+    tracker_truth: Rendered | None = None
     live_frames: dict[str, int] = {}
     for stream, label, size in chosen:
         say(f"rendering {frames} frame(s) at {label}")
-        rendered = render_frames(size, frames, stream)
+        rendered = render_frames(size, frames, stream, bare)
         say(f"timing detection + mapping at {label}")
         vision.append(vision_row(label, rendered, rendered[0].rendered.camera))
         if label == NO_INTRINSICS_RESOLUTION:
             vision.append(vision_row(f"{label} no intrinsics", rendered, None))
-        tracker_bases = tracker_bases or rendered[0].scene.bases
+        tracker_truth = tracker_truth or rendered[0].rendered
         costs += frame_cost_rows(label, rendered[0].rendered.image, repeats)
         first = rendered[0]
         cal = bench_calibration(label, first, first.rendered.camera)
@@ -121,11 +123,12 @@ def run_bench(
         say(f"timing live (windowed) detection at {label}")
         live.append(live_row(label, sequence, cal))
         del first, sequence
-    replay = replay_rows(frames, say)
+    replay = replay_rows(frames, say, bare)
     mount = mount_rows(quick, say) if mounts else []
     say("timing rules geometry and the tracker")
     rules = rules_rows(repeats)
-    tracker = tracker_rows(tracker_bases, repeats)
+    assert tracker_truth is not None  # at least one resolution is benched
+    tracker = tracker_rows(tracker_truth, repeats)
     settings = {
         "frames": frames,
         "quick": quick,
@@ -133,7 +136,8 @@ def run_bench(
         "board_in": list(BOARD),
         "bases": BASES,
         "tag_in": list(TAG_RANGE_IN),
-        "tag_height_in": list(HEIGHT_RANGE_IN),
+        "tag_height_in": list(BARE_HEIGHT_RANGE_IN if bare else HEIGHT_RANGE_IN),
+        "scene_bases": "with bare tags" if bare else SCENE_BASES,
         "terrain_blocks": TERRAIN_BLOCKS,
         "camera_height_in": CAMERA_HEIGHT_IN,
         "camera_tilt_deg": CAMERA_TILT_DEG,

@@ -1,6 +1,7 @@
 """Measure speed and accuracy on this machine and print them as a table.
 
-Renders seeded 30" x 22" tables at 720p, 1080p and 4K (--quick: 720p and 1080p, 3 frames), then times
+Renders seeded 30" x 22" tables (a figure on every base, its tag on a topper or the rim; --bare: bare tags as
+before figures) at 720p, 1080p and 4K (--quick: 720p and 1080p, 3 frames), then times
 detection + mapping against a bare pupil-apriltags detector and scores recall and position error against
 the renderer's truth; then times the live server's windowed detector over a short rendered sequence of
 each resolution (a few bases sliding, one lifted and put down elsewhere: 3 frames per --frames, 2 at 4K,
@@ -42,6 +43,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-mounts", action="store_true",
                    help="leave out the mount rows (a figure on every base, each tag mount x camera tilt; ~1.5 min "
                    "with --quick)")
+    p.add_argument("--bare", action="store_true",
+                   help="the older scenes for the detection, live and replay rows: bare tags lying on bases 0-3\" "
+                   "up, no figures (default: a figure on every base, its tag on a topper or the rim)")
     p.add_argument("--web", action="store_true", help="also measure the web UI with --watchers browsers")
     p.add_argument("--watchers", type=int, default=10, metavar="N", help="WebSocket watchers for --web (default 10)")
     p.add_argument("--seconds", type=float, default=30.0, metavar="S", help="window length for --web (default 30)")
@@ -64,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if args.web and not (1 <= args.watchers <= 50 and 2.0 <= args.seconds <= 300.0 and 1 <= args.rounds <= 20):
         raise InputError("--watchers must be 1 to 50, --seconds 2 to 300 and --rounds 1 to 20 for --web; "
                          "pick values in those ranges.")
-    report = run_bench(frames=frames, quick=args.quick, progress=main_progress, mounts=not args.no_mounts).to_json()
+    report = run_bench(frames=frames, quick=args.quick, progress=main_progress, mounts=not args.no_mounts,
+                       bare=args.bare).to_json()
     web_table = ""
     if args.web:
         from bench.web import format_web_bench, run_web_bench
