@@ -13,25 +13,18 @@ at the newest live frame, each tag's progress as JSON.
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from calibration.errors import InputError
 from calibration.table import TableCalibration
+from rules.roster import Roster
 from vision.mount_fit import MIN_TURN_DEG, MountFit, MountSurvey, TagSample
 from vision.positions import measure_bases
 from vision.tags import TagObservation
 
-DEFAULT_HEIGHT_IN = 0.125
-"""A mount's tag height when neither it nor its unit says (the roster's own default), inches."""
 OFFSET_DECIMALS = 4
 """Decimals of a fitted offset written to the roster (0.0001": far under what a camera resolves)."""
-
-
-class MountRosterError(InputError):
-    """A roster whose mounts cannot be read (a more_tags entry that is not an object with a tag id)."""
 
 
 @dataclass(frozen=True)
@@ -49,44 +42,10 @@ class Mount:
     """Which `more_tags` entry this is, None for the unit's own tag."""
 
 
-def _number(value: Any, default: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return default
-    return float(value)
-
-
-def _offset(value: Any) -> tuple[float, float]:
-    if isinstance(value, list | tuple) and len(value) == 2:
-        return _number(value[0], 0.0), _number(value[1], 0.0)
-    return 0.0, 0.0
-
-
-def roster_mounts(raw: Mapping[str, Any], source: str = "the roster") -> list[Mount]:
-    """Every tag the roster mounts, unit by unit (its own tag, then its more_tags). The units are taken as
-    rules.roster.parse_roster accepted them; a more_tags entry is refused with a sentence naming it."""
-    out: list[Mount] = []
-    units = raw.get("units")
-    for unit in units if isinstance(units, list) else []:
-        if not isinstance(unit, Mapping) or isinstance(unit.get("tag"), bool) or not isinstance(unit.get("tag"), int):
-            continue
-        tag = int(unit["tag"])
-        given = unit.get("name")
-        name = given if isinstance(given, str) else f"{unit.get('profile', 'unit')} {tag}"
-        height = _number(unit.get("base_height_in"), DEFAULT_HEIGHT_IN)
-        out.append(Mount(tag, tag, name, height, _offset(unit.get("tag_offset_in"))))
-        more = unit.get("more_tags", [])
-        if not isinstance(more, list):
-            raise MountRosterError(f'{source}, tag {tag}: "more_tags" must be a list of tag mounts like '
-                                   '[{"tag": 31, "base_height_in": 1.85, "tag_offset_in": [0, 0]}].')
-        for j, entry in enumerate(more):
-            extra = entry.get("tag") if isinstance(entry, Mapping) else None
-            if isinstance(extra, bool) or not isinstance(extra, int):
-                raise MountRosterError(f"{source}, tag {tag}: more_tags entry {j + 1} has no whole-number tag id; "
-                                       'give e.g. {"tag": 31, "base_height_in": 1.85}.')
-            assert isinstance(entry, Mapping)
-            out.append(Mount(extra, tag, name, _number(entry.get("base_height_in"), height),
-                             _offset(entry.get("tag_offset_in")), j))
-    return out
+def roster_mounts(roster: Roster) -> list[Mount]:
+    """Every tag the roster mounts, unit by unit (its own tag, then its more_tags), as rules.roster parsed them."""
+    return [Mount(m.tag, unit.tag, unit.name, m.height_in, m.offset_in, j - 1 if j else None)
+            for unit in roster.units.values() for j, m in enumerate(unit.mounts)]
 
 
 def with_mounts(raw: Mapping[str, Any], fits: Mapping[int, MountFit]) -> dict[str, Any]:
@@ -132,11 +91,11 @@ def offset_words(offset: Sequence[float]) -> str:
     return f"[{offset[0]:.3f}, {offset[1]:.3f}]"
 
 
-def live_progress(survey: MountSurvey, raw: Mapping[str, Any], result: Any) -> dict[str, Any]:
+def live_progress(survey: MountSurvey, roster: Roster, result: Any) -> dict[str, Any]:
     """The wizard's "Measure tag mounts" step, one look: add the newest live frame (`result`: a pipeline's
     FrameResult, or None) to `survey`, then each roster tag's progress as JSON (degrees turned, the fitted
     offset and ± once the turn is enough, else what to do)."""
-    mounts = roster_mounts(raw)
+    mounts = roster_mounts(roster)
     cal = getattr(result, "calibration", None) if result is not None else None
     status = ""
     if result is None:
@@ -173,7 +132,7 @@ def _hint(p: Any) -> str:
     return p.message  # it moved, or too few frames: the whole sentence
 
 
-def survey_fits(survey: MountSurvey, raw: Mapping[str, Any]) -> dict[int, MountFit]:
+def survey_fits(survey: MountSurvey, roster: Roster) -> dict[int, MountFit]:
     """The roster's tags that `survey` can fit now, by tag id."""
-    mounts = roster_mounts(raw)
+    mounts = roster_mounts(roster)
     return {p.tag: p.fit for p in survey.progress([m.tag for m in mounts]) if p.fit is not None}

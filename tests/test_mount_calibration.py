@@ -28,8 +28,9 @@ from calibration.table import (
     load_calibration,
     save_calibration,
 )
+from rules.engine import RosterError
 from rules.roster import parse_roster
-from session.mount_calibration import MountRosterError, roster_mounts, with_mounts
+from session.mount_calibration import roster_mounts, with_mounts
 from vision.mount_fit import (
     BaseMoved,
     MountFit,
@@ -179,7 +180,7 @@ PLANTED = {12: math.dist(RIM_TRUE, RIM_ROSTER), 14: LEAN_IN, 31: math.dist(EXTRA
 def _check_errors(table: dict[str, Any], roster: dict[str, Any]) -> dict[int, list[float]]:
     """Base-centre errors (inches) on the check frames, measured from each tag with the roster's mounts."""
     cal: TableCalibration = load_calibration(table["dir"] / "cal.json")
-    mounts = roster_mounts(roster)
+    mounts = roster_mounts(parse_roster(roster))
     heights = {m.tag: m.height_in for m in mounts}
     offsets = {m.tag: m.offset_in for m in mounts}
     errors: dict[int, list[float]] = {12: [], 14: [], 31: []}
@@ -294,7 +295,7 @@ def test_an_extra_tag_updates_its_own_mount_entry() -> None:
         {"tag": 12, "profile": "warrior", "owner": "red", "base_height_in": 0.125, "tag_offset_in": [0, 0.66],
          "more_tags": [{"tag": 31, "base_height_in": 1.85, "tag_offset_in": [0, 0], "tag_in": 0.7},
                        {"tag": 32, "tag_offset_in": [0, -0.66]}]}]}
-    mounts = roster_mounts(raw)
+    mounts = roster_mounts(parse_roster(raw))
     assert [(m.tag, m.unit_tag, m.height_in, m.extra_index) for m in mounts] == \
         [(12, 12, 0.125, None), (31, 12, 1.85, 0), (32, 12, 0.125, 1)]
     new = with_mounts(raw, {31: _fit(31, (0.04123456, 0.02))})
@@ -308,8 +309,9 @@ def test_an_extra_tag_updates_its_own_mount_entry() -> None:
 
 @pytest.mark.parametrize("more", [{"tag": 31}, [{"id": 31}], ["31"]])
 def test_a_broken_more_tags_entry_is_named(more: Any) -> None:
-    with pytest.raises(MountRosterError, match=r"roster.json, tag 12: "):
-        roster_mounts({"game": "valknut", "units": [{"tag": 12, "more_tags": more}]}, "roster.json")
+    unit = {"tag": 12, "profile": "warrior", "owner": "red", "more_tags": more}
+    with pytest.raises(RosterError, match=r"roster.json, tag 12"):
+        roster_mounts(parse_roster({"game": "valknut", "units": [unit]}, "roster.json"))
 
 
 # ------------------------------------------------------------------------------------------------- bad input

@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
         _check_output(out, roster_path, args.force, source, args.calibration)
         setup = load_setup(source, args.calibration, roster_path)
         raw = read_json_file(roster_path, "roster")
-        mounts = roster_mounts(raw, str(roster_path))
+        assert setup.roster is not None  # load_setup read roster_path
+        mounts = roster_mounts(setup.roster)
         cal = setup.calibration
         heights = {m.tag: m.height_in for m in mounts}
         min_px = float(smallest_tag_px(cal, SMALLEST_TAG_IN, 0.0))

@@ -26,6 +26,7 @@ from calibration.intrinsics import calibrate_charuco, calibrate_chessboard, pars
 from calibration.layout import default_layout, parse_board
 from calibration.mount_advice import mount_advice
 from calibration.table import calibrate_table, collect_anchors
+from rules.roster import Roster
 from session.mount_calibration import live_progress, survey_fits, with_mounts
 from vision.mount_fit import MountSurvey
 from vision.tags import detect_tags, gray_frame
@@ -222,21 +223,21 @@ def _mount_survey(request: Request) -> MountSurvey:
     return survey
 
 
-def _roster_json(runtime: Any) -> dict[str, Any]:
+def _roster(runtime: Any) -> Roster:
     with runtime.setup.lock:
         roster = runtime.setup.roster
     if roster is None:
         raise UploadError("There is no roster yet; add the units and their tags on the Roster page, then measure "
                           "their mounts.")
-    return roster.to_json()  # type: ignore[no-any-return]
+    return roster  # type: ignore[no-any-return]
 
 
 @router.post("/api/calibration/mounts/look")
 def look_at_mounts(request: Request, runtime: RuntimeDep) -> dict[str, Any]:
     """Add the newest live frame to the mount measurement; each roster tag's degrees turned and fitted offset."""
-    raw = _roster_json(runtime)
+    roster = _roster(runtime)
     with _MOUNT_LOCK:
-        return live_progress(_mount_survey(request), raw, runtime.live.latest_result)
+        return live_progress(_mount_survey(request), roster, runtime.live.latest_result)
 
 
 @router.post("/api/calibration/mounts/reset")
@@ -251,10 +252,10 @@ def reset_mounts(request: Request) -> dict[str, Any]:
 def roster_with_mounts(request: Request, runtime: RuntimeDep) -> dict[str, Any]:
     """The current roster with the measured mounts written in (tag_offset_in, mount_pm_in), not saved: the page
     saves it with PUT /api/roster, as the Roster page does."""
-    raw = _roster_json(runtime)
+    roster = _roster(runtime)
     with _MOUNT_LOCK:
-        fits = survey_fits(_mount_survey(request), raw)
+        fits = survey_fits(_mount_survey(request), roster)
     if not fits:
         raise UploadError("No tag has turned far enough on the spot yet; turn each base a quarter turn about its own "
                           "centre where the camera sees its tag, then save.")
-    return {"roster": with_mounts(raw, fits), "measured": sorted(fits)}
+    return {"roster": with_mounts(roster.to_json(), fits), "measured": sorted(fits)}
