@@ -526,15 +526,20 @@ class Tracker:
         self._duplicate_last_frame: dict[int, int] = {}
         self._last_frame: int | None = None
         self._frames = 0  # frames fed since the start (or reset)
+        self._views: dict[int, TrackView] | None = None  # `tracks` until the next update, finish or reset
 
     @property
     def tracks(self) -> dict[int, TrackView]:
-        """Every track by tag id (positions in inches)."""
-        return {tag: tr.view() for tag, tr in sorted(self._tracks.items()) if tr.last is not None}
+        """Every track by tag id (positions in inches). Worked out once between two updates (the pipeline and the
+        game ask for it several times a frame)."""
+        if self._views is None:
+            self._views = {tag: tr.view() for tag, tr in sorted(self._tracks.items()) if tr.last is not None}
+        return dict(self._views)
 
     def finish(self) -> list[Event]:
         """The stream has ended (a recording stopped): the moves and placements made in its last moments,
         too short for SETTLE_FRAMES and SETTLE_S, reported now (in tag order). A base in a hand stays lifted."""
+        self._views = None
         events = [e for _, tr in sorted(self._tracks.items()) if (e := tr.finish()) is not None]
         return events
 
@@ -546,6 +551,7 @@ class Tracker:
             raise ValueError(f"Tracker frames must increase; got frame {frame} after {self._last_frame}.")
         self._last_frame = frame
         self._frames += 1
+        self._views = None
         if known_tags is not None:
             self.known_tags = frozenset(known_tags)
         events: list[Event] = []
