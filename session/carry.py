@@ -1,9 +1,9 @@
 """Setup edits keep the game: when the roster, terrain or calibration changes mid-game, the fresh pipeline
 takes over the running game (its state, dice, positions, tracks and rulings) instead of starting it again.
 
-What can be carried: unit names (the game knows units by tag id), a tag's measured mount (`tag_offset_in`,
-`mount_pm_in`: where the camera finds the base, which the game never reads; the wizard's mount step writes
-them mid-setup), terrain (the game's state takes the new
+What can be carried: unit names (the game knows units by tag id), how each tag is mounted (`base_height_in`,
+`tag_in`, `tag_offset_in`, `mount_pm_in`, `more_tags`: where the camera finds the base, which the game never
+reads; the wizard's mount step and the Roster page write them mid-setup), terrain (the game's state takes the new
 pieces, as the game itself reads them from the setup) and the camera's calibration. What cannot: another
 game, or a roster whose units differ in anything but their names (tags, owners, profiles, bases, the game's
 own keys); then the game starts afresh, and the page asks first (`restart_reason`).
@@ -16,17 +16,12 @@ from typing import Any
 
 from rules.roster import Roster
 
-MEASURED_MOUNT_KEYS = frozenset({"tag_offset_in", "mount_pm_in"})
-"""A tag's mount as mount calibration measures it: the camera's business, not the game's."""
+MOUNT_KEYS = frozenset({"base_height_in", "tag_in", "tag_offset_in", "mount_pm_in", "more_tags"})
+"""How a unit's tags are mounted on its base: the camera's business, not the game's (no game reads them)."""
 
 
 def _without_mount(entry: Any) -> Any:
-    if not isinstance(entry, dict):
-        return entry
-    out = {k: v for k, v in entry.items() if k not in MEASURED_MOUNT_KEYS}
-    if isinstance(out.get("more_tags"), list):
-        out["more_tags"] = [_without_mount(m) for m in out["more_tags"]]
-    return out
+    return {k: v for k, v in entry.items() if k not in MOUNT_KEYS} if isinstance(entry, dict) else entry
 
 
 def _rules_part(roster: Roster | None) -> Any:

@@ -85,7 +85,7 @@ def test_phone_layout_live_and_roster(server: str, browser: Any) -> None:
         assert pg.evaluate("document.documentElement.scrollWidth") <= 392
         widths = pg.eval_on_selector_all("#roster-table tbody tr:first-child input",
                                          "els => els.map((e) => e.getBoundingClientRect().width)")
-        assert len(widths) == 6 and min(widths) >= 120, widths  # every field wide enough to read its value
+        assert len(widths) == 7 and min(widths) >= 120, widths  # every field wide enough to read its value
         pg.screenshot(path="/tmp/tablesight-browser-phone-roster.png", full_page=True)
     finally:
         ctx.close()

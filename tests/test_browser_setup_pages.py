@@ -113,7 +113,10 @@ def test_saving_a_rename_keeps_the_game_and_a_new_unit_asks_first(server: tuple[
     page.goto(url + "/roster")
     page.wait_for_function("document.querySelectorAll('#roster-table tbody tr').length >= 10", timeout=10000)
     state = app.state.runtime.live.pipeline.state
-    page.locator("#roster-table tbody tr").first.locator("input[data-key=name]").fill("Sigrid")
+    first = page.locator("#roster-table tbody tr").first
+    first.locator("input[data-key=name]").fill("Sigrid")
+    first.locator("input[data-key=base_height_in]").fill("1.9")  # how the tag is mounted is not a rule: the
+    first.locator("input[data-key=tag_in]").fill("0.7")  # game goes on
     page.click("#rsave")
     page.wait_for_function("document.getElementById('roster-msg').textContent.startsWith('Saved')", timeout=10000)
     assert "the game goes on" in str(page.text_content("#roster-msg"))
@@ -121,6 +124,8 @@ def test_saving_a_rename_keeps_the_game_and_a_new_unit_asks_first(server: tuple[
     assert app.state.runtime.live.pipeline.state is not None
     assert app.state.runtime.setup.roster.units[10].name == "Sigrid"
     assert app.state.runtime.live.pipeline.roster.units[10].name == "Sigrid"
+    assert app.state.runtime.setup.roster.units[10].base_height_in == 1.9
+    assert app.state.runtime.setup.roster.units[10].tag_in == 0.7
     del state
     page.locator("#roster-table tbody tr").first.locator("input[data-key=tag]").fill("40")
     page.click("#rsave")

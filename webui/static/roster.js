@@ -3,9 +3,14 @@ import { api, SERVER_DOWN } from "/static/feed.js";
 
 const body = document.querySelector("#roster-table tbody");
 const msg = document.getElementById("roster-msg");
-const COLS = [["tag", "number"], ["name", "text"], ["profile", "text"], ["owner", "text"], ["base_mm", "number"], ["base_height_in", "number"]];
+const COLS = [["tag", "number"], ["name", "text"], ["profile", "text"], ["owner", "text"], ["base_mm", "number"], ["base_height_in", "number"], ["tag_in", "number"]];
 
-const LABELS = { tag: "Tag", name: "Name", profile: "Profile", owner: "Owner", base_mm: "Base (mm)", base_height_in: "Base height (in)" };
+// base_height_in is the tag face's height above the base's underside (1.85 on a topper, 0.125 flat on a base);
+// tag_in the printed tag's black square (empty: what the tag sheet prints for the base): the pipeline tells a unit
+// on a ruin floor from one on the table by it, so it must be the size printed.
+const LABELS = { tag: "Tag", name: "Name", profile: "Profile", owner: "Owner", base_mm: "Base (mm)", base_height_in: "Tag height (in)", tag_in: "Tag size (in)" };
+const HINTS = { base_height_in: "the tag face's height above the base's underside, as the tag sheet prints it (1.85 on a topper)",
+  tag_in: "the printed tag's black square side, as the tag sheet prints it (empty: the flat tag printed for the base)" };
 
 function addRow(u = {}) {
   const tr = document.createElement("tr");
@@ -15,6 +20,8 @@ function addRow(u = {}) {
     const input = document.createElement("input");
     input.type = type; input.dataset.key = key; input.setAttribute("aria-label", LABELS[key] || key); input.value = u[key] ?? (key === "base_mm" ? 32 : key === "base_height_in" ? 0.125 : "");
     if (type === "number") input.step = "any";
+    if (HINTS[key]) input.title = HINTS[key];
+    if (key === "tag_in") input.placeholder = "as printed";
     td.append(input); tr.append(td);
   }
   const td = document.createElement("td");
