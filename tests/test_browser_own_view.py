@@ -5,6 +5,7 @@ first click selects (it never becomes a target of the other page's unit)."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -52,6 +53,20 @@ def _click_unit(page: Any, tag: int) -> None:
         tag,
     )
     page.mouse.click(x, y)
+
+
+def _select_unit(page: Any, tag: int, seconds: float = 20.0) -> None:
+    """Click unit `tag` until the page has it selected: the recording plays on, so a unit may move (or be lifted)
+    between reading where it is drawn and the click landing."""
+    deadline = time.monotonic() + seconds
+    while True:
+        _click_unit(page, tag)
+        try:
+            page.wait_for_function(f"window.tablesight.selected === {tag}", timeout=2000)
+            return
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: click again where the unit is now
+            if time.monotonic() > deadline:
+                raise
 
 
 def test_two_players_each_see_only_their_own_selection(server: tuple[str, Any], browser: Any) -> None:
@@ -174,8 +189,7 @@ def test_an_answer_follows_its_units(server: tuple[str, Any], browser: Any) -> N
         pg = ctx.new_page()
         pg.goto(url + "/")
         pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
-        _click_unit(pg, 12)
-        pg.wait_for_function("window.tablesight.selected === 12", timeout=10000)
+        _select_unit(pg, 12)
         _click_unit(pg, 21)
         pg.wait_for_selector("#answer-table", timeout=10000)
         first = pg.evaluate("window.tablesight.answer.range_in")
