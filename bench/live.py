@@ -35,9 +35,8 @@ from bench.scenes import (
     on_a_ruin,
     roster_truth,
 )
-from bench.vision import fully_visible
+from bench.vision import BareDetector, fully_visible
 from calibration.table import TableCalibration
-from session.runtime import LIVE_FINE_SCAN_EVERY
 from vision.positions import measure_bases, smallest_tag_px
 from vision.synth.render import (
     BasePlacement,
@@ -48,12 +47,12 @@ from vision.synth.render import (
     render_scene,
 )
 from vision.tags import detect_tags, gray_frame
-from vision.windowed import WindowedDetector
+from vision.windowed import FINE_EVERY, WindowedDetector
 
 
 def live_frame_count(label: str, frames: int) -> int:
     """Frames of the live sequence at `label` for `frames` a resolution: 3 (2 at 4K) per frame, at least
-    LIVE_MIN_FRAMES (the lifted base's putting down plus a whole sweep), at most LIVE_MAX_FRAMES."""
+    LIVE_MIN_FRAMES, at most LIVE_MAX_FRAMES."""
     per = LIVE_FRAMES_PER_FRAME.get(label, 2)
     return max(LIVE_MIN_FRAMES, min(LIVE_MAX_FRAMES.get(label, 60), per * frames))
 
@@ -161,25 +160,33 @@ def live_row(label: str, sequence: LiveSequence, cal: TableCalibration) -> LiveR
     frames = sequence.frames
     w, h = frames[0].scene.camera.image_size
     small = float(smallest_tag_px(cal, SMALLEST_TAG_IN, SMALLEST_TAG_HEIGHT_IN))  # as session/pipeline.py does
-    det = WindowedDetector(min_tag_px=small, fine_every=LIVE_FINE_SCAN_EVERY)
+    det = WindowedDetector(min_tag_px=small, fine_every=FINE_EVERY)
     d = det.decimate
     full_px = (w // d) * (h // d)
     # each tag's true height and offset (the roster's), from the first frame's truth: every base is in it
     heights, offsets = roster_truth(frames[0].tags, frames[0].bases)
-    det.detect(frames[0].gray)  # warm up both
-    detect_tags(frames[0].gray, decimate=d)
-    live_s, full_s, shares, live_seen, full_seen = [], [], [], [], []
-    for f in frames[1:]:
-        t0 = time.perf_counter()
-        fixes = measure_bases(det.detect(f.gray), cal, heights, offsets)
-        t1 = time.perf_counter()
-        full_fixes = measure_bases(detect_tags(f.gray, decimate=d), cal, heights, offsets)
-        t2 = time.perf_counter()
-        live_s.append(t1 - t0)
-        full_s.append(t2 - t1)
-        shares.append(det.scanned_px / full_px)
-        live_seen.append({fx.tag for fx in fixes})
-        full_seen.append({fx.tag for fx in full_fixes})
+    bare = BareDetector(d)
+    try:
+        det.detect(frames[0].gray)  # warm up all three
+        detect_tags(frames[0].gray, decimate=d)
+        bare.detect(frames[0].gray)
+        live_s, full_s, bare_s, shares, live_seen, full_seen = [], [], [], [], [], []
+        for f in frames[1:]:
+            t0 = time.perf_counter()
+            fixes = measure_bases(det.detect(f.gray), cal, heights, offsets)
+            t1 = time.perf_counter()
+            full_fixes = measure_bases(detect_tags(f.gray, decimate=d), cal, heights, offsets)
+            t2 = time.perf_counter()
+            bare.detect(f.gray)
+            t3 = time.perf_counter()
+            live_s.append(t1 - t0)
+            full_s.append(t2 - t1)
+            bare_s.append(t3 - t2)
+            shares.append(det.scanned_px / full_px)
+            live_seen.append({fx.tag for fx in fixes})
+            full_seen.append({fx.tag for fx in full_fixes})
+    finally:
+        bare.release()
 
     found = full_found = eligible = hidden = false_ids = 0
     for f, seen, full in zip(frames[1:], live_seen, full_seen):
@@ -199,7 +206,7 @@ def live_row(label: str, sequence: LiveSequence, cal: TableCalibration) -> LiveR
         after = seen_by_frame[sequence.place_frame - 1 :]  # seen_by_frame[i] is frame i + 1
         return next((n + 1 for n, seen in enumerate(after) if sequence.placed_tag in seen), None)
 
-    live_t, full_t = Timing.of(live_s), Timing.of(full_s)
+    live_t, full_t, bare_t = Timing.of(live_s), Timing.of(full_s), Timing.of(bare_s)
     return LiveRow(
         label=label,
         image_size=(w, h),
@@ -212,6 +219,8 @@ def live_row(label: str, sequence: LiveSequence, cal: TableCalibration) -> LiveR
         live_max_ms=float(np.max(live_s)) * 1000.0,
         full=full_t,
         ratio=live_t.median_ms / full_t.median_ms,
+        bare=bare_t,
+        bare_ratio=live_t.median_ms / bare_t.median_ms,
         scanned_fraction=float(np.mean(shares)),
         scanned_fraction_max=float(np.max(shares)),
         found=found,

@@ -19,7 +19,7 @@ and 30 degrees, true intrinsics; light gradient, slight blur, sensor noise, webc
 - `two rims`: that tag and a second one 0.68" the other way (the roster's `more_tags`), fused.
 
 Each table is measured by `session.pipeline.Pipeline` built as the live server builds it (the windowed
-detector sweeping at `LIVE_FINE_SCAN_EVERY`, heights and offsets from the roster, several tags of a base
+detector sweeping at `FINE_EVERY`, heights and offsets from the roster, several tags of a base
 fused): its first frame is a full scan. `found` counts the units with a fix in that frame; the error is each
 fix's distance from the render's true base centre (`Rendered.bases`), inches.
 
@@ -48,7 +48,6 @@ from rules.engine import game_names
 from rules.roster import parse_roster, tag_side_for_base
 from session.mount_calibration import samples_by_tag
 from session.pipeline import Pipeline
-from session.runtime import LIVE_FINE_SCAN_EVERY
 from vision.mount_fit import MountFit, MountFitError, fit_mount
 from vision.positions import smallest_tag_px
 from vision.synth.figures import Figure, RimTag, Topper
@@ -63,6 +62,7 @@ from vision.synth.render import (
 )
 from vision.tags import decimation_for, detect_tags, gray_frame
 from vision.tracker import Move
+from vision.windowed import FINE_EVERY
 
 MOUNT_SEED = 20261201
 MOUNT_BOARD = (30.0, 22.0)
@@ -100,7 +100,7 @@ SEEN_FRACTION = 0.99
 """The hand's unit has every tag this much visible in the first frame (not `TagTruth.whole`: a topper's pin
 shows through the middle of its card from overhead, ~0.3 % of the square, in today's renderer)."""
 """Units tried for the hand when its arm hides an anchor."""
-MOUNT_AGAIN_MAX = LIVE_FINE_SCAN_EVERY + 1
+MOUNT_AGAIN_MAX = FINE_EVERY + 1
 """Frames after the hand rendered at most while waiting for the unit to be found again."""
 SMALLEST_TAG_IN = 0.5
 """The decimation of the mount fit's detection is picked from this (as session/pipeline.py does)."""
@@ -348,7 +348,7 @@ def measure_table(kind: MountKind, t: MountTable, cal: TableCalibration,
                   fits: dict[int, MountFit] | None) -> tuple[int, list[float], int | None, int]:
     """Run `t` through a live pipeline with `kind`'s roster: (units found in the first frame, their errors,
     frames to find the hand's unit again (None: not within MOUNT_AGAIN_MAX), moves reported)."""
-    pipe = Pipeline(cal, parse_roster(roster_for(kind, t.units, fits)), fine_every=LIVE_FINE_SCAN_EVERY)
+    pipe = Pipeline(cal, parse_roster(roster_for(kind, t.units, fits)), fine_every=FINE_EVERY)
     first = pipe.process(MountFrame(0, 0.0, t.first.image))
     units = [f for f in first.fixes if f.tag in t.first.bases]
     moves = sum(isinstance(e, Move) for e in first.events)

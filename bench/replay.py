@@ -1,5 +1,5 @@
 """Replay rows: how fast `tablesight replay` runs a recorded 1080p session with 40 bases, serially and with the
-read-ahead (session/detect_ahead.py), and our CPU a frame against a bare detector's on the same frames.
+read-ahead (session/read_ahead.py), and our CPU a frame against a bare detector's on the same frames.
 
 The recording is rendered and written once (JPEG, as a camera records), seeded: the bench's first 1080p scene
 (40 bases with figures, 0.5-1.0" tags on toppers and rims, 3 terrain blocks and a ruin), calibrated on its first
@@ -50,8 +50,8 @@ from calibration.layout import default_layout
 from calibration.table import TableCalibration, calibrate_table, collect_anchors
 from rules.engine import RulesInputError, find_game, game_names
 from rules.roster import parse_roster
-from session.detect_ahead import default_workers
 from session.pipeline import default_setup
+from session.read_ahead import default_workers
 from session.replay import ReplayRun, load_setup, open_source
 from vision.recorder import Recorder
 from vision.sources import SessionSource

@@ -108,6 +108,10 @@ class LiveRow:
     """The same for the full scans (1 unless the tag is too small for the detector there)."""
     hidden: int = 0
     """Base tags over the timed frames left out of `eligible`: hidden in part or cut by the frame."""
+    bare: Timing | None = None
+    """A bare pupil-apriltags detect (1 thread, the same decimation) of the whole frame, timed right after."""
+    bare_ratio: float = math.nan
+    """live.median_ms / bare.median_ms: the live detector's time a frame against the library's full scan."""
 
 
 @dataclass(frozen=True)
@@ -347,7 +351,8 @@ def format_table(report: Mapping[str, Any]) -> str:
 
 LIVE_HEADER = (
     f"{'row':<6} {'dec':>3} {'tag px':>6} {'frames':>6} {'cells':>5} {'med ms':>7} {'p95 ms':>7} {'max ms':>7} "
-    f"{'full ms':>7} {'ratio':>5} {'scanned':>7} {'recall':>14} {'full recall':>14} {'hidden':>6} {'placed':>6}"
+    f"{'full ms':>7} {'ratio':>5} {'bare ms':>7} {'vs bare':>7} {'scanned':>7} {'recall':>14} {'full recall':>14} "
+    f"{'hidden':>6} {'placed':>6}"
 )
 
 
@@ -360,7 +365,7 @@ def _live_lines(report: Mapping[str, Any]) -> list[str]:
     lines = [
         "",
         f"Live detection per frame (WindowedDetector, fine_every {s['live_fine_every']}, + measure_bases) vs a "
-        "full scan of the same frame, 1 thread",
+        "full scan of the same frame and a bare pupil-apriltags detect of it, 1 thread",
         f"sequence: {s['live_sliders']} bases slid {s['live_slide_in'][0]:g}-{s['live_slide_in'][1]:g}\" a frame; "
         f"one lifted at frame {s['live_lift_frame']}, put down >= {s['live_place_away_in']:g}\" away at frame "
         f"{s['live_place_frame']}; first frame (a full scan) not timed",
@@ -373,7 +378,9 @@ def _live_lines(report: Mapping[str, Any]) -> list[str]:
         lines.append(
             f"{r['label']:<6} {r['decimate']:>3} {_f(r['smallest_tag_px'], '6.1f')} {r['frames']:>6} {r['cells']:>5} "
             f"{r['live']['median_ms']:7.1f} {r['live']['p95_ms']:7.1f} {r['live_max_ms']:7.1f} "
-            f"{r['full']['median_ms']:7.1f} {r['ratio']:5.2f} {_f(r['scanned_fraction'], '7.3f')} "
+            f"{r['full']['median_ms']:7.1f} {r['ratio']:5.2f} "
+            f"{_f((r.get('bare') or {}).get('median_ms'), '7.1f')} {_f(r.get('bare_ratio'), '7.2f')} "
+            f"{_f(r['scanned_fraction'], '7.3f')} "
             f"{recall:>14} {full_recall:>14} {_f(r.get('hidden'), '>6')} {placed:>6}"
         )
     return lines

@@ -12,7 +12,7 @@ each tag's height and offset from the render's truth; recall over the base tags 
 were hidden), base-centre error in inches against the true base centres.
 
 Live rows: what the server runs a frame (`vision.windowed.WindowedDetector`, built as session/pipeline.py builds
-it, sweeping at `session.runtime.LIVE_FINE_SCAN_EVERY`, then `measure_bases`) over a short rendered sequence
+it, sweeping at `vision.windowed.FINE_EVERY`, then `measure_bases`) over a short rendered sequence
 starting from the resolution's first scene: a few bases slide a little every frame, one is lifted and put
 down elsewhere. Each frame is followed by a full scan of it (`detect_tags` + `measure_bases`) for the ratio
 and the recall the frames allow; the pixels each frame scanned, the recall and the frames the sweep took to
@@ -80,8 +80,8 @@ from bench.scenes import (
     render_frames,
 )
 from bench.vision import bench_calibration, vision_row
-from session.runtime import LIVE_FINE_SCAN_EVERY
 from vision.synth.render import Rendered
+from vision.windowed import FINE_EVERY
 
 
 def run_bench(
@@ -144,7 +144,7 @@ def run_bench(
         "smallest_tag_in": SMALLEST_TAG_IN,
         "repeats": repeats,
         "live_frames": live_frames,
-        "live_fine_every": LIVE_FINE_SCAN_EVERY,
+        "live_fine_every": FINE_EVERY,
         "live_sliders": LIVE_SLIDERS,
         "live_slide_in": list(LIVE_SLIDE_IN),
         "live_lift_frame": LIVE_LIFT_FRAME,

@@ -14,7 +14,6 @@ import cv2
 import numpy as np
 
 from calibration.layout import default_layout
-from session.runtime import LIVE_FINE_SCAN_EVERY
 from vision.synth.figures import Figure, Topper
 from vision.synth.render import (
     BasePlacement,
@@ -96,8 +95,8 @@ LIVE_FRAMES_PER_FRAME = {"720p": 3, "1080p": 3, "4K": 2}
 """A live sequence has this many frames per `frames` (30 at 720p and 1080p, 20 at 4K by default), ..."""
 LIVE_MAX_FRAMES = {"720p": 90, "1080p": 90, "4K": 60}
 """... at most this many ..."""
-LIVE_MIN_FRAMES = LIVE_PLACE_FRAME + LIVE_FINE_SCAN_EVERY + 1
-"""... and at least this many: the sweep covers the frame within `fine_every` frames of the putting down."""
+LIVE_MIN_FRAMES = 20
+"""... and at least this many (the base put down is read where the picture changed, in the frame it shows)."""
 LIVE_SLIDERS = 4
 """Bases slid a little every frame of a live sequence, ..."""
 LIVE_SLIDE_IN = (0.05, 0.3)

@@ -80,7 +80,7 @@ def serving(session: Path, work: Path) -> Iterator[tuple[str, Any]]:
 
     port = _free_port()
     settings = Settings(host="127.0.0.1", port=port, source_kind="sample", source=str(session), loop_sample=True,
-                        sessions_dir=work / "sessions", setup_dir=work / "setup", scan="sweep")
+                        sessions_dir=work / "sessions", setup_dir=work / "setup")
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", **UVICORN_OPTIONS))
     thread = threading.Thread(target=server.run, name="tablesight-bench-server", daemon=True)

@@ -77,5 +77,6 @@ def carry_game(old: Any, new: Any) -> str:
             return "the terrain changed and this game keeps its own"
         state = dataclasses.replace(state, terrain=new.state.terrain)
     cp = checkpoint(int(getattr(old, "_frame", -1)))
-    resume(dataclasses.replace(cp, state=state, calibration=new.calibration, pose_watch=new.pose_watch))
+    # the detector starts afresh (a full scan), as the recording the new setup starts is replayed
+    resume(dataclasses.replace(cp, state=state, calibration=new.calibration, pose_watch=new.pose_watch, detector=None))
     return ""

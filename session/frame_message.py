@@ -37,9 +37,11 @@ def owner_colours(roster: Roster | None) -> dict[str, str]:
     return {o: OWNER_COLOURS[i % len(OWNER_COLOURS)] for i, o in enumerate(roster.owners())}
 
 
+_UNIT_CIRCLE = np.stack([np.cos(a := np.linspace(0.0, 2.0 * math.pi, CIRCLE_POINTS, endpoint=False)), np.sin(a)], axis=1)
+
+
 def _circle(cx: float, cy: float, r: float) -> np.ndarray:
-    a = np.linspace(0.0, 2.0 * math.pi, CIRCLE_POINTS, endpoint=False)
-    return np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], axis=1)
+    return _UNIT_CIRCLE * r + (cx, cy)
 
 
 class _Batch:
@@ -57,12 +59,11 @@ class _Batch:
         if not self.chunks:
             return []
         allpts = np.concatenate(self.chunks, axis=0)
-        px = np.asarray(project(allpts), dtype=np.float64).reshape(-1, 2)
+        flat = np.round(np.asarray(project(allpts), dtype=np.float64).reshape(-1, 2), 1).tolist()
         out: list[list[list[float]]] = []
         i = 0
         for c in self.chunks:
-            seg = np.round(px[i : i + len(c)], 1)
-            out.append(seg.tolist())
+            out.append(flat[i : i + len(c)])
             i += len(c)
         return out
 
@@ -243,8 +244,10 @@ def build_frame_message(
     moves: Sequence[Mapping[str, Any]] = (),
     events: Sequence[Mapping[str, Any]] = (),
     verdicts: Sequence[Mapping[str, Any]] = (),
+    shapes: bool = True,
 ) -> dict[str, Any]:
-    """The JSON the page draws one frame from (inch overlays for the board, pixel shapes for the image)."""
+    """The JSON the page draws one frame from (inch overlays for the board, pixel shapes for the image).
+    shapes=False leaves "image_shapes" None, for `add_image_shapes` to fill in later (on the encoder's thread)."""
     colours = owner_colours(roster)
     units = unit_list(result.fixes, roster, colours)
     overlays = [round_overlay(o) for o in result.overlays]
@@ -252,10 +255,7 @@ def build_frame_message(
     tags = result.tags
     cal = result.calibration
     anchors = _anchor_ids(cal)
-    if cal is not None:
-        shapes = image_shapes(cal.table_to_image, tags, units, overlays, verdicts, anchors)
-    else:
-        shapes = tag_shapes(tags, anchors)
+    pixel_shapes = _image_shapes(result, units, overlays, verdicts) if shapes else None
     image = result.image
     h, w = (image.shape[:2] if isinstance(image, np.ndarray) else (0, 0))
     return {
@@ -274,11 +274,25 @@ def build_frame_message(
                                units, cal.table_to_image if cal is not None else None, anchors, overlays),
         "pipeline_status": "",
         "overlays": overlays,
-        "image_shapes": shapes,
+        "image_shapes": pixel_shapes,
         "events": list(events),
         "verdicts": list(verdicts),
         "timings_ms": {k: round(float(v), 2) for k, v in result.timings_ms.items()},
     }
+
+
+def _image_shapes(result: FrameLike, units: Sequence[Mapping[str, Any]], overlays: Sequence[Mapping[str, Any]],
+                  verdicts: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    cal = result.calibration
+    anchors = _anchor_ids(cal)
+    if cal is not None:
+        return image_shapes(cal.table_to_image, result.tags, units, overlays, verdicts, anchors)
+    return tag_shapes(result.tags, anchors)
+
+
+def add_image_shapes(message: dict[str, Any], result: FrameLike) -> None:
+    """Fill in the "image_shapes" of a message built with shapes=False from `result` (the same frame's)."""
+    message["image_shapes"] = _image_shapes(result, message["units"], message["overlays"], message["verdicts"])
 
 
 def selection_rings(unit: int, units: Sequence[Mapping[str, Any]], overlays: Sequence[Mapping[str, Any]]

@@ -30,6 +30,10 @@ log = logging.getLogger("tablesight.live")
 
 IDLE_JPEG_INTERVAL_S = 1.0
 """With nobody watching, a JPEG is still made this often so a newcomer sees a recent picture at once."""
+STREAM_MAX_WIDTH = 1280
+"""The picture sent to the pages is scaled down to this width: a 1080p or 4K frame costs the server and every
+browser 2-8x less to encode, send and decode, and the page shows it at ~900 px anyway. Shapes stay in the
+frame's own pixels."""
 
 
 @dataclass
@@ -40,6 +44,8 @@ class _Pending:
     """time.perf_counter() when the loop started on this frame (for the frame-to-published latency, ms)."""
     picture: bool = False
     """Make the JPEG even with nobody watching (a paused, stepped or sought frame: no newer one will come)."""
+    complete: Callable[[dict[str, Any]], None] | None = None
+    """What is left to fill in `message`, done on the publisher's thread."""
     carried: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -68,11 +74,13 @@ class FramePublisher:
         """Started by the first `submit`: a publisher made but never used (a loop never started) holds no thread."""
 
     def submit(self, message: dict[str, Any], image: np.ndarray | None, started: float,
-               picture: bool = False) -> None:
-        """Publish `message` (and `image` as JPEG when watched, or always with `picture`) soon; never waits."""
+               picture: bool = False, complete: Callable[[dict[str, Any]], None] | None = None) -> None:
+        """Publish `message` (and `image` as JPEG when watched, or always with `picture`) soon; never waits.
+        complete: what is left to fill in the message (on this publisher's thread, skipped if the frame is
+        dropped for a newer one)."""
         with self._cond:
             old = self._pending
-            item = _Pending(message, image, started, picture)
+            item = _Pending(message, image, started, picture, complete)
             if old is not None:
                 self.dropped += 1
                 item.message = _carry_events(old.message, message)
@@ -139,10 +147,13 @@ class FramePublisher:
     def _publish(self, item: _Pending) -> bool:
         """Publish one frame; True if it went out with its picture."""
         jpeg: bytes | None = None
+        if item.complete is not None:
+            item.complete(item.message)
+            item.complete = None
         now = time.monotonic()
         wanted = item.picture or self.broadcast.watchers > 0 or now - self._last_jpeg >= IDLE_JPEG_INTERVAL_S
         if item.image is not None and wanted:
-            ok, buf = cv2.imencode(".jpg", item.image, [cv2.IMWRITE_JPEG_QUALITY, self._quality])
+            ok, buf = cv2.imencode(".jpg", stream_picture(item.image), [cv2.IMWRITE_JPEG_QUALITY, self._quality])
             if ok:
                 jpeg = buf.tobytes()
                 self._last_jpeg = now
@@ -150,6 +161,23 @@ class FramePublisher:
         self.broadcast.publish("frame", text, jpeg)
         self._on_published((time.perf_counter() - item.started) * 1000.0)
         return jpeg is not None
+
+
+def stream_picture(image: np.ndarray) -> np.ndarray:
+    """The frame as the pages are sent it: at most STREAM_MAX_WIDTH px wide (the page draws it over the frame's
+    own size, `image_size`, where the pixel shapes are)."""
+    h, w = image.shape[:2]
+    if w <= STREAM_MAX_WIDTH:
+        return image
+    return cv2.resize(image, (STREAM_MAX_WIDTH, max(1, round(h * STREAM_MAX_WIDTH / w))), interpolation=cv2.INTER_LINEAR)
+
+
+def picture_jpeg(image: np.ndarray, quality: int) -> bytes:
+    """The whole frame as JPEG, full size (a snapshot: the calibration wizard marks anchors on it)."""
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise ValueError("The frame could not be encoded as JPEG.")
+    return buf.tobytes()
 
 
 def _carry_events(older: dict[str, Any], newer: dict[str, Any]) -> dict[str, Any]:

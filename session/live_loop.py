@@ -39,8 +39,9 @@ from session.drivable import (
     PipelineLike,
     SeekableFeed,
 )
+from session.feed_ahead import FeedAhead, feed_ahead
 from session.focus import Focus
-from session.frame_message import build_frame_message
+from session.frame_message import add_image_shapes, build_frame_message
 from session.frame_publisher import FramePublisher
 from session.overrule import correction_of, overrule_key
 
@@ -314,13 +315,13 @@ class LiveLoop:
                 self._cond.wait(seconds)
 
     def _run(self) -> None:
-        feed: Feed | None = None
+        feed: FeedAhead | None = None
         anchor: tuple[float, float] | None = None  # (wall clock, frame t) for pacing
         try:
             while not self._stop:
                 if feed is None:
                     try:
-                        feed = self._open_feed()
+                        feed = feed_ahead(self._open_feed(), self._prepare)
                         self._frames = len(feed) if isinstance(feed, SeekableFeed) else None
                         self._pipeline = self._make_pipeline()
                         self._moves.clear()
@@ -350,6 +351,8 @@ class LiveLoop:
                     self._declare_paused(pending)
                     continue
                 if rebuild:
+                    if self.recorder is not None and self._playing and isinstance(feed, FeedAhead):
+                        self._rule_taken(feed)  # the frame read ahead went into the recording the old setup closes
                     carried = self._rebuild_pipeline()
                     if not self._playing and self._frame_index >= 0:
                         if carried and self._redraw_paused():
@@ -361,7 +364,7 @@ class LiveLoop:
                     anchor = None
                 try:
                     frame = feed.read()
-                    captured_at = time.time()  # wall clock when the frame arrived (end-to-end latency)
+                    captured_at = feed.read_at  # wall clock when the frame arrived (end-to-end latency)
                 except FeedWaiting as err:  # the feed waited and says why no frame came: ask again, game kept
                     self._set_status("lost", str(err))
                     continue
@@ -386,7 +389,8 @@ class LiveLoop:
                     decl = self._declared.popleft() if self._declared else None
                 try:
                     assert self._pipeline is not None
-                    result = self._pipeline.process(frame, declared=[decl[0]] if decl is not None else ())
+                    result = self._pipeline.process(frame, declared=[decl[0]] if decl is not None else (),
+                                                    **({"prepared": feed.prepared} if feed.prepared is not None else {}))
                 except InputError as err:
                     if decl is not None:
                         decl[1].set_exception(err)
@@ -433,6 +437,25 @@ class LiveLoop:
         finally:
             if feed is not None:
                 _close(feed)
+
+    def _prepare(self, frame: Any, detector: Any) -> Any:
+        """The part of `frame`'s work the pipeline can do ahead (on the feed's worker thread), or None."""
+        prepare = getattr(self._pipeline, "prepare", None)
+        return prepare(frame, detector) if prepare is not None else None
+
+    def _rule_taken(self, feed: FeedAhead) -> None:
+        """Rule the frame being read ahead with the pipeline of the recording it went into, before a new setup's
+        pipeline (and recording) starts: a replay of each recording then sees exactly the frames ruled with it."""
+        try:
+            frame = feed.read(ahead=False)
+            if frame is None or self._pipeline is None:
+                return
+            started = time.perf_counter()
+            result = self._pipeline.process(frame, **({"prepared": feed.prepared} if feed.prepared is not None else {}))
+        except Exception as err:  # noqa: BLE001 - the next frames are read and reported as usual
+            log.warning("live loop %s: the frame read before the setup changed was not ruled (%s)", self.name, err)
+            return
+        self._publish(result, started, feed.read_at)
 
     def _rebuild_pipeline(self) -> bool:
         """A fresh pipeline for the changed setup that carries on the running game (session/carry.py); when it
@@ -519,6 +542,11 @@ class LiveLoop:
         if cp is not None:
             self._pipeline.resume(cp)
             start = int(cp.frame) + 1
+            feed.seek(int(cp.frame))  # the frame the checkpoint was taken after: where the picture changes from
+            shown = feed.read()
+            prime = getattr(self._pipeline, "prime", None)
+            if shown is not None and prime is not None:
+                prime(shown)
         else:
             start = max(0, target - WARMUP_FRAMES)
         feed.seek(start)
@@ -570,6 +598,7 @@ class LiveLoop:
             moves=list(self._moves.values()),
             events=events,
             verdicts=verdicts,
+            shapes=False,  # projected to pixels on the encoder's thread, beside the next frame's detection
         )
         now = time.monotonic()
         if self._last_pub:
@@ -586,7 +615,8 @@ class LiveLoop:
         message["status"]["status"] = "ok" if self._playing else "paused"
         self.frames_processed += 1
         # a paused frame stays on show: it gets its picture even with nobody watching yet
-        self._encoder.submit(message, result.image, started, picture=not self._playing)
+        self._encoder.submit(message, result.image, started, picture=not self._playing,
+                             complete=lambda m: add_image_shapes(m, result))
 
     def _selected_overlays(self, unit: int) -> list[dict[str, Any]]:
         """A selected unit's rings and bands, asked of the pipeline's game."""

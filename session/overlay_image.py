@@ -149,6 +149,8 @@ def overlay_jpeg(jpeg: bytes | None, shapes: Sequence[Mapping[str, Any]], size: 
     image = None
     if camera and jpeg is not None:
         image = cv2.imdecode(np.frombuffer(jpeg, dtype=np.uint8), cv2.IMREAD_COLOR)
+        if image is not None and len(size) == 2 and (image.shape[1], image.shape[0]) != (int(size[0]), int(size[1])):
+            image = cv2.resize(image, (int(size[0]), int(size[1])), interpolation=cv2.INTER_LINEAR)  # the sent picture
     if image is None:
         w, h = (int(size[0]), int(size[1])) if len(size) == 2 else (1280, 720)
         image = np.zeros((h, w, 3), dtype=np.uint8)

@@ -170,6 +170,10 @@ class PhoneCamera:
 
     # ---- the loop's side (a Feed) ----
 
+    read_ahead = False
+    """The live loop reads each frame only once it has ruled the one before (session/feed_ahead.py): `read` tells
+    the phone what was measured in the frame it gave last."""
+
     def read(self, timeout: float = WAIT_S) -> Frame:
         """The newest frame not read yet; FeedWaiting (a sentence) when none came within `timeout` seconds."""
         self._tell_measured()

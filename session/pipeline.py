@@ -37,9 +37,9 @@ from session.overrule import KINDS as OVERRULE_KINDS
 from session.overrule import LastRuling, Overrules, correction_of, overrule_key
 from vision.fuse import BaseFuser, Mount
 from vision.positions import BaseFix, measure_bases, smallest_tag_px
-from vision.tags import TagObservation, gray_frame
+from vision.tags import TagDetector, TagObservation, gray_frame
 from vision.tracker import DuplicateTag, Move, Placed, Tracker, TrackState, UnknownTag
-from vision.windowed import WindowedDetector
+from vision.windowed import FINE_EVERY, AheadScan, WindowedDetector
 
 DEFAULT_BASE_HEIGHT_IN = 0.125
 """Tag face above the table for a tag not in the roster, inches."""
@@ -125,6 +125,17 @@ class Checkpoint:
     overrules: Overrules | None = None
     last: LastRuling | None = None
     fuser: BaseFuser | None = None
+    detector: WindowedDetector | None = None
+    """Where the tag detector stood (the tags it looks for next, its sweep); None: a full scan starts afresh."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A frame's work that depends on nothing but the frame, done before its turn (`Pipeline.prepare`, on another
+    core): its grey image and what its detector's coarse scan and sweep cell found."""
+
+    gray: np.ndarray
+    ahead: AheadScan
 
 
 class Pipeline:
@@ -148,7 +159,7 @@ class Pipeline:
         game_setup: Mapping[str, Any] | None = None,
         seed: int = 0,
         declarations: Mapping[int, Sequence[Action]] | None = None,
-        fine_every: int = 1,
+        fine_every: int = FINE_EVERY,
     ) -> None:
         self.calibration = calibration
         self.roster = roster
@@ -160,7 +171,8 @@ class Pipeline:
         w, h = calibration.board_in
         self.board = {"w": float(w), "d": float(h)}
         self.min_tag_px = float(smallest_tag_px(calibration, smallest_tag_in(roster, terrain), 0.0))
-        # fine_every 1: a full scan every frame (replays, golden transcripts); live: FINE_EVERY (vision/windowed.py)
+        # live and replayed alike: windows round the tags, a coarse scan and the sweep (vision/windowed.py); 1: a full
+        # scan every frame (a folder of still images, which says nothing of how far apart they were taken)
         self.detector = WindowedDetector(min_tag_px=self.min_tag_px, fine_every=fine_every)
         self.pose_watch = PoseWatch(calibration)
         self.state: Any = None
@@ -188,11 +200,12 @@ class Pipeline:
         """What this pipeline carries, after it processed `frame` (deep copies: it goes on changing)."""
         return Checkpoint(frame, self.state, self.rng.getstate(), dict(self.positions), copy.deepcopy(self.tracker),
                           self.calibration, copy.deepcopy(self.pose_watch), copy.deepcopy(self.overrules), self._last,
-                          copy.deepcopy(self.fuser))
+                          copy.deepcopy(self.fuser), self.detector.checkpoint())
 
     def resume(self, cp: Checkpoint) -> None:
         """Carry on from `cp` (taken from a pipeline of the same setup): the next frame to process is cp.frame + 1.
-        The tag detector starts afresh (a full scan), which finds the same tags."""
+        The tag detector carries on where it stood (so a replay sought to a frame scans it as a straight run
+        did) when the checkpoint keeps one made as this pipeline makes it; else it starts afresh (a full scan)."""
         self.state, self.positions = cp.state, dict(cp.positions)
         self.rng.setstate(cp.rng_state)
         self.tracker = copy.deepcopy(cp.tracker)
@@ -201,6 +214,12 @@ class Pipeline:
         self._last, self._frame = cp.last, cp.frame
         if cp.fuser is not None and cp.fuser.mounts == self.fuser.mounts:  # the tags' learnt biases, same roster
             self.fuser = copy.deepcopy(cp.fuser)
+        d = cp.detector
+        if d is not None and (d.decimate, d.fine_every, d.min_tag_px) == (
+                self.detector.decimate, self.detector.fine_every, self.detector.min_tag_px):
+            self.detector = copy.deepcopy(d)
+        else:
+            self.detector.reset()
 
     @property
     def status(self) -> str:
@@ -416,18 +435,30 @@ class Pipeline:
         return [v.to_json() for v in result.verdicts]
 
     # ------------------------------------------------------------------------------------------ frame
-    def process(self, frame: Any, declared: Sequence[Action] = (),
-                tags: Sequence[TagObservation] | None = None) -> FrameResult:
+    def prime(self, frame: Any) -> None:
+        """Show the detector `frame` (the one a resumed checkpoint was taken after) as the last frame it saw."""
+        self.detector.prime(gray_frame(frame.image))
+
+    def prepare(self, frame: Any, detector: TagDetector | None = None) -> Prepared:
+        """The part of `frame`'s work that depends on nothing but the frame (its grey image, the detector's
+        `scan_ahead`), for `process(frame, prepared=...)`. Thread-safe: the read-ahead runs it on other cores,
+        each with a `detector` of its own (session/read_ahead.py)."""
+        image = frame.image
+        self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
+        gray = gray_frame(image)
+        return Prepared(gray, self.detector.scan_ahead(gray, int(frame.index), detector))
+
+    def process(self, frame: Any, declared: Sequence[Action] = (), prepared: Prepared | None = None) -> FrameResult:
         """Run one frame (anything with .index, .t and a BGR .image) through every stage; `declared` are the
-        players' declared actions at this frame, ruled after the frame's own events. `tags`: the frame's tags
-        found beforehand (a full scan at `self.detector.decimate`, session/detect_ahead.py); the detector then
-        is not run."""
+        players' declared actions at this frame, ruled after the frame's own events. `prepared`: this frame's
+        `prepare`, made beforehand (the same tags come out either way)."""
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         image = frame.image
         self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
-        if tags is None:
-            tags = self.detector.detect(gray_frame(image))
+        gray = gray_frame(image) if prepared is None else prepared.gray
+        tags = self.detector.detect(gray, int(frame.index), float(frame.t),
+                                    prepared.ahead if prepared is not None else None)
         knocked = self._check_pose(tags, (int(image.shape[1]), int(image.shape[0])), int(frame.index))
         # the anchors say the camera moved but the pose cannot be solved yet (an anchor under a hand): this
         # frame's positions would be off by the knock, so it is not measured or tracked (no false moves)

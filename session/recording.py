@@ -38,9 +38,9 @@ from rules.terrain import terrain_to_json
 from session.drivable import Feed, PipelineLike
 from session.store import SessionStore
 from session.table_setup import TableSetup
-from vision.recorder import Recorder
+from vision.recorder import Recorder, encode_frame
 from vision.session_dir import fsync_dir, write_json_atomic
-from vision.sources import Frame
+from vision.sources import Frame, decode_frame_bytes
 
 log = logging.getLogger("tablesight.recording")
 
@@ -272,18 +272,23 @@ class LiveRecording:
                 take.t0 = float(frame.t)
             t = max(round(float(frame.t) - take.t0, 6), take.last_t)
             take.last_t = t
+            image = frame.image
             if not take.failed:
-                image, source_index = frame.image, int(frame.index)
+                source_index = int(frame.index)
+                # the live run rules the very pixels the recording keeps (its JPEG, decoded as a replay decodes
+                # it), so that a replay of the folder gives the verdicts given live
+                encoded = encode_frame(image, RECORD_JPEG_QUALITY, index)
+                image = decode_frame_bytes(encoded, f"frame {index} of {take.name}")
 
                 def job() -> None:
                     started = time.perf_counter()
-                    entry = take.recorder.write(image, t, source_index=source_index)
+                    entry = take.recorder.write(image, t, source_index=source_index, encoded=encoded)
                     take.store.add_frame(entry.index, entry.t, entry.file)
                     self.write_ms.append((time.perf_counter() - started) * 1000.0)
                     del self.write_ms[:-300]
 
                 self._submit(take, job)
-            return Frame(index=index, t=t, image=frame.image)
+            return Frame(index=index, t=t, image=image)
 
     def drain(self) -> None:
         """Wait until the writer has finished everything handed to it."""
@@ -360,6 +365,8 @@ class RecordedFeed:
         self.recording = recording
         source = getattr(inner, "source", None)
         self.description = str(getattr(source, "description", "") or getattr(inner, "description", "") or "live source")
+        self.read_ahead = bool(getattr(inner, "read_ahead", True))
+        """Whether the live loop may read the next frame before it has ruled this one (session/feed_ahead.py)."""
 
     def read(self) -> Frame | None:
         frame = self.inner.read()

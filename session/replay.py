@@ -34,14 +34,14 @@ from calibration.table import TableCalibration, load_calibration
 from rules.engine import Action, Game, RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain
-from session.detect_ahead import DetectAhead, default_workers
-from session.pipeline import CameraMoved, Pipeline, TableEvent
+from session.pipeline import CameraMoved, Pipeline, Prepared, TableEvent
+from session.read_ahead import ReadAhead, default_workers
 from session.setup_files import check_tags_apart, read_json_file
 from session.store import SessionStore
 from vision.session_dir import RecordedSession, is_session_dir
 from vision.sources import FolderSource, Frame, FrameSource, SessionSource, VideoSource
-from vision.tags import TagObservation
 from vision.tracker import Move
+from vision.windowed import FINE_EVERY
 
 
 class ReplayInputError(InputError):
@@ -143,8 +143,13 @@ class ReplayRun:
     """One replay of `source` with `setup`; `events()` yields the JSON events (see the module docstring) and
     records them in `store` as they happen if one is given.
 
-    workers: threads that find the next frames' tags while this one maps, tracks and rules (session/
-    detect_ahead.py; the events are the same as without); None: one a core; 0: none, every frame in turn."""
+    workers: threads that read and scan the next frames ahead while this one maps, tracks and rules (session/
+    read_ahead.py; the events are the same as without); None: one a core; 0: none, every frame in turn.
+
+    Frames are scanned as the live server scanned them (vision/windowed.py: windows round the last frame's
+    tags, a coarse scan and the sweep's cell for the frame's number), so a recording made live replays to the
+    verdicts ruled live; a folder of images, which says nothing of how far apart they were taken, gets a full
+    scan a frame."""
 
     def __init__(self, source: FrameSource, setup: ReplaySetup, store: SessionStore | None = None,
                  seed: int = 0, workers: int | None = None) -> None:
@@ -153,7 +158,7 @@ class ReplayRun:
         self.store = store
         self.workers = default_workers() if workers is None else max(0, int(workers))
         self.pipeline = Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup, seed,
-                                 declarations=setup.declarations)
+                                 declarations=setup.declarations, fine_every=1 if isinstance(source, FolderSource) else FINE_EVERY)
         self.frames = 0
         self.counts = {"moves": 0, "verdicts": 0, "illegal": 0, "too_close": 0, "camera_moved": 0}
 
@@ -187,8 +192,8 @@ class ReplayRun:
                                      meta={"replay": True})
         if game is not None and pipe.status:
             yield self._emit({"type": "status", "frame": 0, "message": pipe.status})
-        for frame, tags in self._frames():
-            result = pipe.process(frame, tags=tags)
+        for frame, prepared in self._frames():
+            result = pipe.process(frame, prepared=prepared)
             self.frames += 1
             last = int(frame.index)
             if self.store is not None:
@@ -211,14 +216,13 @@ class ReplayRun:
         summary["seconds"] = round(time.perf_counter() - started, 2)
         yield self._emit(summary)
 
-    def _frames(self) -> Iterator[tuple[Frame, tuple[TagObservation, ...] | None]]:
-        """The source's frames, each with its tags found ahead (None: the pipeline finds them itself)."""
-        detector = self.pipeline.detector
-        if self.workers == 0 or detector.fine_every != 1:  # only a full scan a frame is a function of the frame
+    def _frames(self) -> Iterator[tuple[Frame, Prepared | None]]:
+        """The source's frames, each with its own work done ahead (None: the pipeline does it itself)."""
+        if self.workers == 0:
             for frame in self.source:
                 yield frame, None
             return
-        with DetectAhead(self.source, detector.decimate, workers=self.workers) as ahead:
+        with ReadAhead(self.source, self.pipeline.prepare, workers=self.workers) as ahead:
             yield from ahead
 
     def _ruled(self, events: Sequence[TableEvent], verdicts: Sequence[Mapping[str, Any]],

@@ -11,7 +11,7 @@ other subdirectories and files are left alone. Sessions are replayed in parallel
 so the output does not depend on which finished first. A session that cannot be replayed (a missing
 calibration, a corrupt frame) is reported and the others still finish.
 
-Each process gets its share of the cores for the read-ahead's detection threads (session/detect_ahead.py):
+Each process gets its share of the cores for the read-ahead's detection threads (session/read_ahead.py):
 with more sessions than cores, one thread each beside its ruling thread.
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 
 from calibration.errors import InputError
 from rules.engine import RulesInputError
-from session.detect_ahead import usable_cores
+from session.read_ahead import usable_cores
 from session.replay import ReplayRun, json_line, load_setup, open_source
 from vision.session_dir import is_session_dir
 

@@ -35,13 +35,6 @@ from session.timeline import Timeline
 from vision.session_dir import is_session_dir, open_session
 from vision.sources import CameraSource, VideoSource
 
-LIVE_FINE_SCAN_EVERY = 15
-"""Frames in which the server's full-resolution sweep covers the whole frame, one cell a frame, while tags are
-looked for around where they were (vision/windowed.py): a camera or a video, which must keep up."""
-RECORDING_FINE_SCAN_EVERY = 1
-"""A recorded session (the sample, --replay, the replay page) scans every frame whole, as `tablesight replay`
-does: it is ruled exactly as the command rules it (a tile found a few frames late could be ruled out of turn)."""
-
 SAMPLE_IDLE_S = 5.0
 """The bundled sample waits once nobody has watched it for this long, seconds (it is shown, not recorded)."""
 
@@ -83,9 +76,10 @@ def load_setup_files(
     return TableSetup(calibration=cal, roster=ros, terrain=ter, game=name)
 
 
-def make_pipeline(setup: TableSetup, fine_every: int = LIVE_FINE_SCAN_EVERY) -> PipelineLike:
+def make_pipeline(setup: TableSetup) -> PipelineLike:
     """The full pipeline for a calibrated table; without a calibration, tags are only found (for the wizard).
-    fine_every: LIVE_FINE_SCAN_EVERY for a camera or video, RECORDING_FINE_SCAN_EVERY for a recording."""
+    Cameras, videos and recordings are all scanned alike (the sweep of vision/windowed.py), so a recording
+    replays exactly as it was ruled live."""
     with setup.lock:
         cal, roster, terrain, game = setup.calibration, setup.roster, setup.terrain, setup.game
     if cal is None:
@@ -94,7 +88,7 @@ def make_pipeline(setup: TableSetup, fine_every: int = LIVE_FINE_SCAN_EVERY) -> 
     with setup.lock:
         game_setup, declarations = setup.game_setup, setup.declarations
     return Pipeline(cal, roster, terrain, find_game(game) if game else None, game_setup,
-                    declarations=declarations, fine_every=fine_every)
+                    declarations=declarations)
 
 
 class Runtime:
@@ -113,9 +107,7 @@ class Runtime:
         if settings.source_kind == "phone":
             self.phone = PhoneCamera(lambda: self.live.latest_result, settings.camera_address or "/camera")
         open_feed: Callable[[], Feed] = self._open_live_feed
-        recorded = settings.source_kind in ("sample", "replay") and settings.scan == "auto"
-        scan = RECORDING_FINE_SCAN_EVERY if recorded else LIVE_FINE_SCAN_EVERY
-        new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup, scan)  # noqa: E731
+        new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup)  # noqa: E731
         if settings.record and settings.source_kind in ("camera", "video", "phone"):
             self.recording = LiveRecording(self.sessions_dir, self.setup, make_pipeline)
             open_feed, new_pipeline = self.recording.feed(open_feed), self.recording.make_pipeline
@@ -326,10 +318,10 @@ class Runtime:
             setup = self._session_setup(path)
             # the loop's thread asks the timeline itself, never through this lock: the lock is held while an old
             # replay is stopped, which waits for that replay's thread (maybe mid-seek, asking for a checkpoint)
-            timeline = Timeline(path, lambda: make_pipeline(setup, RECORDING_FINE_SCAN_EVERY))
+            timeline = Timeline(path, lambda: make_pipeline(setup))
             loop = LiveLoop(
                 lambda: RecordingFeed.open(path),
-                lambda: make_pipeline(setup, RECORDING_FINE_SCAN_EVERY),
+                lambda: make_pipeline(setup),
                 roster=lambda: setup.roster,
                 paced=True,
                 at_end="pause",

@@ -74,7 +74,6 @@ class Settings(BaseModel):
     jpeg_quality: Annotated[int, Field(ge=10, le=100)] = 80
     loop_sample: bool = True
     record: bool = True
-    scan: Literal["auto", "sweep"] = "auto"
     https: bool = False
     camera_address: str | None = None
     cert_sha256: str | None = None

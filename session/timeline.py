@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from calibration.errors import InputError
-from session.detect_ahead import DetectAhead
 from session.drivable import PipelineLike
 from session.feeds import RecordingFeed
 from session.pipeline import Pipeline
+from session.read_ahead import ReadAhead
 
 log = logging.getLogger("tablesight.timeline")
 
@@ -28,9 +28,9 @@ CHECKPOINT_BUDGET_BYTES = 64 * 1024 * 1024
 """The most a timeline's checkpoints may take (pickled and compressed, ~17 kB each with 10 units; in memory
 as objects ~150 kB: 2.2 GB for a 2-hour recording at 30 fps). Past it every other checkpoint is dropped and
 they are taken half as often, so a seek in a very long recording may process a few times CHECKPOINT_EVERY."""
-DETECT_AHEAD_WORKERS = 1
-"""Threads finding the next frames' tags while the scan thread maps, tracks and rules (session/detect_ahead.py;
-a full scan a frame only). One: the page plays the recording on the other core meanwhile."""
+READ_AHEAD_WORKERS = 1
+"""Threads reading and scanning the next frames ahead while the scan thread maps, tracks and rules
+(session/read_ahead.py). One: the page plays the recording on the other core meanwhile."""
 
 
 class Timeline:
@@ -71,15 +71,15 @@ class Timeline:
             pipeline = self._make_pipeline()
             last = -1
             frames = iter(feed.read, None)
-            ahead, full = None, pipeline if isinstance(pipeline, Pipeline) else None
-            if full is not None and full.detector.fine_every == 1:  # a full scan a frame: its tags found ahead
-                ahead = DetectAhead(frames, full.detector.decimate, workers=DETECT_AHEAD_WORKERS)
+            full = pipeline if isinstance(pipeline, Pipeline) else None
+            ahead = ReadAhead(frames, full.prepare, workers=READ_AHEAD_WORKERS) if full is not None else None
             try:
-                for frame, tags in ahead if ahead is not None else ((f, None) for f in frames):
+                for frame, prepared in ahead if ahead is not None else ((f, None) for f in frames):
                     if self._stop:
                         break
                     last = int(frame.index)
-                    result = pipeline.process(frame) if tags is None or full is None else full.process(frame, tags=tags)
+                    result = pipeline.process(frame) if prepared is None or full is None else full.process(
+                        frame, prepared=prepared)
                     if (int(frame.index) + 1) % self._every == 0 and (cp := pipeline.checkpoint(int(frame.index))):
                         self._keep(int(frame.index), cp)
                     found = _marks(result.events, result.verdicts, int(frame.index))

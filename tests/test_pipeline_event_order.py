@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.hexgrid import Hex
 from session.feeds import RecordingFeed
-from session.runtime import RECORDING_FINE_SCAN_EVERY, load_setup_files, make_pipeline, with_session_plan
+from session.runtime import load_setup_files, make_pipeline, with_session_plan
 from vision.tracker import Placed
 
 SESSION = Path(__file__).resolve().parent.parent / "sample_frames" / "magni_placement"
@@ -17,7 +17,7 @@ SESSION = Path(__file__).resolve().parent.parent / "sample_frames" / "magni_plac
 def _pipeline_in_place_phase() -> Any:
     setup = with_session_plan(load_setup_files(SESSION / "calibration.json", SESSION / "roster.json", None, None),
                               SESSION)
-    pipe: Any = make_pipeline(setup, RECORDING_FINE_SCAN_EVERY)
+    pipe: Any = make_pipeline(setup)
     feed = RecordingFeed.open(SESSION)
     while pipe.state.phase != "place" or len(pipe.state.placed) < 3:
         frame = feed.read()
@@ -52,14 +52,14 @@ def test_two_tiles_found_together_are_ruled_in_turn_order() -> None:
     assert len(pipe.state.placed) == len(state.placed) + 2
 
 
-def test_recordings_are_scanned_whole_and_cameras_swept(tmp_path: Path) -> None:
-    from session.runtime import LIVE_FINE_SCAN_EVERY, Runtime
+def test_recordings_and_cameras_are_swept_alike(tmp_path: Path) -> None:
+    """The sample, a replayed recording and a camera all get the live sweep: a recording replays as it was ruled."""
+    from session.runtime import Runtime
     from session.settings import Settings
+    from vision.windowed import FINE_EVERY
 
     base = Settings(sessions_dir=tmp_path / "sessions", setup_dir=tmp_path / "setup")
-    for settings, every in ((base, RECORDING_FINE_SCAN_EVERY),
-                            (base.model_copy(update={"scan": "sweep"}), LIVE_FINE_SCAN_EVERY)):
-        runtime = Runtime(settings)
-        pipe: Any = runtime.live._make_pipeline()
-        assert pipe.detector.fine_every == every
-        runtime.stop()
+    runtime = Runtime(base)
+    pipe: Any = runtime.live._make_pipeline()
+    assert pipe.detector.fine_every == FINE_EVERY > 1
+    runtime.stop()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from session.replay import ReplayRun, load_setup, open_source
-from session.runtime import RECORDING_FINE_SCAN_EVERY, load_setup_files, make_pipeline, with_session_plan
+from session.runtime import load_setup_files, make_pipeline, with_session_plan
 from session.timeline import Timeline
 from vision.tracker import END_SETTLE_FRAMES, SETTLE_FRAMES, Move, Tracker
 
@@ -106,7 +106,7 @@ def test_the_replay_pages_timeline_marks_it_too(tmp_path: Path) -> None:
     session = _truncated(tmp_path, 130)
     setup = with_session_plan(load_setup_files(session / "calibration.json", session / "roster.json",
                                                session / "terrain.json", "valknut"), session)
-    timeline = Timeline(session, lambda: make_pipeline(setup, RECORDING_FINE_SCAN_EVERY)).start()
+    timeline = Timeline(session, lambda: make_pipeline(setup)).start()
     deadline = time.monotonic() + 120
     while not timeline.snapshot()["complete"]:
         assert time.monotonic() < deadline

@@ -5,6 +5,7 @@ refused), and bad input is one sentence with exit status 2."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import subprocess
 import sys
@@ -52,7 +53,9 @@ def test_moves_are_the_replays_moves(valknut: BattleReport) -> None:
 def test_trails_end_where_the_last_move_put_each_unit(valknut: BattleReport) -> None:
     red5 = valknut.units[14]
     assert red5.name == "Red 5" and red5.owner == "red"
-    assert [(round(x, 4), round(y, 4)) for _, x, y in red5.trail[-2:]] == [(13.2, 10.2018), (11.9999, 8.3002)]
+    ends = [tuple(e["to_in"]) for e in _golden("valknut_skirmish") if e["type"] == "move" and e["tag"] == 14]
+    assert [(round(x, 4), round(y, 4)) for _, x, y in red5.trail[-2:]] == ends
+    assert math.dist(ends[-1], (12.0, 8.3)) < 0.002  # where the sample's script put it down
     assert len(red5.trail) == 3  # placed, moved, disengaged
 
 
@@ -63,7 +66,9 @@ def test_turns_dice_and_attacks(valknut: BattleReport) -> None:
         (15, (4,), 4, True), (13, (4, 1), None, None), (17, (3,), 4, False)]
     assert valknut.attacks_by_unit() == {15: (1, 1), 17: (1, 0)}
     per_turn = valknut.distance_by_turn()
-    assert per_turn[14][1] == pytest.approx(5.3903) and per_turn[14][2] == pytest.approx(2.2487)
+    first, second = (e["length_in"] for e in _golden("valknut_skirmish") if e["type"] == "move" and e["tag"] == 14)
+    assert per_turn[14][1] == pytest.approx(first) and per_turn[14][2] == pytest.approx(second)
+    assert second == pytest.approx(math.dist((13.2, 10.2), (12.0, 8.3)), abs=0.003)  # the script's own slide
 
 
 def test_messages_name_units_not_ids(valknut: BattleReport) -> None:
@@ -84,7 +89,8 @@ def test_json_is_plain_and_complete(valknut: BattleReport) -> None:
     data = json.loads(json.dumps(valknut.to_json()))
     assert data["game"] == "Valknut: Skirmish Game" and data["frames"] == 140
     assert data["attacks"] == {"Blue 1": {"attacks": 1, "hits": 1}, "Blue 3": {"attacks": 1, "hits": 0}}
-    assert data["distance_by_turn"]["Red 5"] == {"1": 5.39, "2": 2.249}
+    first, second = (e["length_in"] for e in _golden("valknut_skirmish") if e["type"] == "move" and e["tag"] == 14)
+    assert data["distance_by_turn"]["Red 5"] == {"1": round(first, 3), "2": round(second, 3)}
     assert len(data["moves"]) == 5 and data["moves"][1]["name"] == "Blue 3"
 
 

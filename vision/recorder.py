@@ -40,6 +40,14 @@ Attachment = Path | str | Mapping[str, Any] | list[Any]
 """A file to copy into the session (path) or a JSON value to write there."""
 
 
+def encode_frame(image: np.ndarray, quality: int, index: int = 0) -> bytes:
+    """A frame as the JPEG file a recording keeps (at `quality`)."""
+    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise FrameError(f"Frame {index} could not be encoded as JPEG.")
+    return encoded.tobytes()
+
+
 class Recorder:
     """Writes a recorded session directory frame by frame. Use as a context manager, or call `close()`.
 
@@ -105,8 +113,10 @@ class Recorder:
         """Record a frame from a source; its index in the session is the next one, its source index is kept."""
         return self.write(frame.image, frame.t, source_index=frame.index)
 
-    def write(self, image: np.ndarray, t: float, *, source_index: int | None = None) -> IndexEntry:
-        """Record one BGR uint8 image taken at `t` seconds; returns its index entry once it is durable."""
+    def write(self, image: np.ndarray, t: float, *, source_index: int | None = None,
+              encoded: bytes | None = None) -> IndexEntry:
+        """Record one BGR uint8 image taken at `t` seconds; returns its index entry once it is durable.
+        encoded: the image already encoded (`encode_frame` at this recorder's quality), written as it is."""
         if self._index_fd is None:
             raise SessionError(f"The recorder for {self.directory} is closed; open a new one to record.")
         if not (isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim in (2, 3)
@@ -124,12 +134,11 @@ class Recorder:
             w, h = self._manifest.image_size
             raise FrameError(f"Frame {self._count} is {size[0]}x{size[1]} px but this session records {w}x{h}; "
                              "keep one resolution for a whole session.")
-        ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
-        if not ok:
-            raise FrameError(f"Frame {self._count} could not be encoded as JPEG.")
+        if encoded is None:
+            encoded = encode_frame(image, self.jpeg_quality, self._count)
         entry = IndexEntry(index=self._count, t=float(t), file=frame_file_name(self._count),
                            source_index=source_index)
-        write_bytes_atomic(self.directory / entry.file, encoded.tobytes(), fsync=self.fsync)
+        write_bytes_atomic(self.directory / entry.file, encoded, fsync=self.fsync)
         line = (json.dumps(entry.to_json()) + "\n").encode("utf-8")
         os.write(self._index_fd, line)  # one write of a short line on an O_APPEND file
         if self.fsync:

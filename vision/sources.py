@@ -115,6 +115,11 @@ def read_frame_file(path: Path) -> np.ndarray:
         raise FrameError(f"Frame file {path} is empty; delete it or replace it with the real frame.")
     if not _complete_image_bytes(data):
         raise FrameError(f"Frame file {path} is cut short (corrupt); delete it or replace it with the real frame.")
+    return decode_frame_bytes(data, path)
+
+
+def decode_frame_bytes(data: bytes, path: Path | str) -> np.ndarray:
+    """Decode a frame file's bytes to BGR uint8, exactly as a replay reads them; FrameError naming `path`."""
     try:
         image = imdecode(data, cv2.IMREAD_UNCHANGED)
     except ImageTooLarge as err:

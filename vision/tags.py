@@ -17,7 +17,7 @@ output): with the tag's bitmap seen upright, 0 = bottom-left, 1 = bottom-right, 
 3 = top-left. Corners are the outer corners of the black square.
 
 One Detector per process by default, used under a lock. A thread that detects beside others (a replay's
-read-ahead, session/detect_ahead.py) makes its own `TagDetector` and passes it as `detector=`: the library's
+read-ahead, session/read_ahead.py) makes its own `TagDetector` and passes it as `detector=`: the library's
 detect is a C call that releases the interpreter lock, so two detectors run on two cores, and a detector
 gives the same tags for the same pixels whichever one it is (it keeps nothing from call to call).
 pupil-apriltags frees the tag family before the detector when a Detector is garbage-collected

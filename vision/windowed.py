@@ -1,73 +1,87 @@
-"""Live tag detection that looks only where tags can be: windows round the last tags, a coarse scan, and a
-fine sweep of the frame one cell a frame.
+"""Tag detection for a camera's consecutive frames that looks only where tags can be: windows round the last
+tags, where the picture changed, a coarse scan, and a fine sweep of the frame one cell a frame. The live view,
+the replay page and `tablesight replay` all scan this way, each frame as a function of the frames before it
+and its number, so a recording replays to exactly what was ruled live.
 
 A full-frame scan at the fine decimation (the one `decimation_for` picks for the smallest tag: 1 at 1080p
-with 0.5" tags) costs ~80-150 ms on a busy core (docs/bench.md). Between frames a base moves at most a
-hand's slide, so `WindowedDetector` scans at that same decimation only inside a window round each tag it
-saw last frame: the tag's box (white border included) grown on every side by `MARGIN_SIDES` sides of the
-smallest expected tag (a slide in inches does not grow with the tag) plus the context (`CONTEXT_PX`, at
-least one threshold tile: the library's threshold looks at the 3x3 tiles round a pixel), edges rounded out
-to the library's threshold tiles (`TILE_PX` decimated px) so a window sees exactly the pixels and tiles the
-full frame does. A tag is taken from a window only if its box lies inside the window less the context on
-every side not at the frame's edge (`trusted`): there the window sees what the full frame sees. Overlapping windows
-are merged where that costs no more pixels; a tag seen by two windows is kept once. Most bases stand
+with 0.5" tags) costs ~70-150 ms of a core (docs/bench.md). Between frames a base moves at most a hand's
+slide, so `WindowedDetector` scans at that same decimation only inside a window round each tag it saw last
+frame: the tag's box (white border included) grown on every side by `MARGIN_SIDES` sides of the smallest
+expected tag (a slide in inches does not grow with the tag) plus the context (`CONTEXT_PX`, at least one
+threshold tile: the library's threshold looks at the 3x3 tiles round a pixel), edges rounded out to the
+library's threshold tiles (`TILE_PX` decimated px) so a window sees exactly the pixels and tiles the full
+frame does. A tag is taken from a window only if its box lies inside the window less the context on every
+side not at the frame's edge (`trusted`): there the window sees what the full frame sees. Overlapping
+windows are merged where that costs no more pixels; a tag seen by two windows is kept once. Most bases stand
 still, so each tag is first looked for in a tight window (its box + STILL_PX), and only the tags not found
 there in the wide one.
 
+Where the picture changed. Each frame's mean grey a threshold tile, less the mean of the tiles round it
+(`tile_means`: light that changes smoothly over the table cancels), is compared with the last frame's; round
+every tile that moved by more than CHANGE_GREY a window is scanned at once (`changed_windows`). So a base
+put down anywhere, or uncovered by a hand that moves away, is read in the very frame it shows; when most of
+the frame changed (the light switched, the camera knocked) the frame gets a full scan. And a tag whose own
+tiles have not moved by more than STILL_GREY since the frame it was measured in keeps that measurement
+without a scan: it stands where it stood (within ~0.16 px).
+
 Every frame it also scans the whole frame at a coarse decimation (a ~320x180 image): a tag with a black
 square of `DECIMATED_TAG_PX` coarse px or more (72 px at 1080p) placed anywhere gets a window at once.
-Smaller new tags are found by the sweep: the frame is cut into at most `fine_every` cells (`sweep_cells`: the
-grid whose largest cell is smallest), each core grown on every side by half the outer box of the biggest
-tag the coarse scan may miss plus the context, and one cell is scanned at the fine decimation each frame,
-merged with the windows where that costs nothing. A tag's centre lies in one core, so its box lies in that
-cell's trusted part: a tag placed anywhere (at a cell's edge or the frame's corner) is found whole within
-`fine_every` frames, with a frame's fine work bounded by its windows plus one cell (~13 % of a 1080p frame
-at 14 cells) instead of a whole frame every `fine_every` frames. The first frame (and the first after
-`reset` or a change of frame size) is a full fine scan, as is every frame when `fine_every` is 1.
+What neither finds (a tag that became readable with no change to the picture) the sweep finds: the frame is
+cut into at most `fine_every` cells (`sweep_cells`: the grid whose largest cell is smallest), each core
+grown on every side by half the outer box of the biggest tag the coarse scan may miss plus the context, and
+frame number k scans cell k mod n at the fine decimation. A tag's centre lies in one core, so its box lies in
+that cell's trusted part: a tag anywhere (at a cell's edge or the frame's corner) is found whole within
+`fine_every` frames. The first frame (and the first after `reset`, a change of frame size, or a gap of more
+than GAP_S between frames) is a full fine scan, as is every frame when `fine_every` is 1.
+
+The coarse scan and the frame's cell depend on nothing but the frame and its number (`scan_ahead`), so the
+read-ahead does them on another core while the frames before are ruled (session/read_ahead.py,
+session/feed_ahead.py); `detect` takes them as `ahead`.
 
 A tag seen last frame, not at the frame's edge, and not found in its window (slid further than the margin,
 lifted, covered) gets, in the same frame, a scan of a reach window round where it was (`REACH_SIDES` sides
 of the smallest tag: a slide of ~2" in a frame) instead of a full scan of the whole frame, which cost a
-spike whenever a hand covered a base. Measured on the three sample sessions (live: 15 frames) and a
-rendered 1080p sequence with bases lifted and put down elsewhere: of 109 tags lost from their windows, the
-full scan found none anywhere in the frame (they were lifted or covered), and the live pipeline reported
-every move it reported before (and one the old detector missed in `stress`). One that did slide beyond the reach would be found by the sweep within `fine_every` frames, as a
-newly placed base is. A tag missing from a frame keeps its wide window for `fine_every` frames more, so a
-base uncovered again (a hand moved away, a partly hidden tag read again) is found at once.
+spike whenever a hand covered a base. A tag missing from a frame keeps its wide window for `fine_every`
+frames more, so a base uncovered again (a hand moved away, a partly hidden tag read again) is found at once.
 
 Every tag returned comes from a fine-decimation detection, windowed, swept or full, with corners refitted
 on the full frame (`vision.tags.observations`); a window or cell sees the same pixels and threshold tiles
-round a tag it trusts as the full frame does, so it finds the same tags, with corners within ~0.01 px of a
-full `detect_tags`'s (0.013 px on rendered 1080p frames, 0.03 px on the sample sessions' blurred ones; not
-to the last bit: pupil-apriltags fits quads in float32 relative to the scanned
+round a tag it trusts as the full frame does, so it finds the same tags, with corners within ~0.03 px of a
+full `detect_tags`'s (not to the last bit: pupil-apriltags fits quads in float32 relative to the scanned
 image's origin, ~3e-5 px apart, and its edge refinement can turn that into ~0.1 px before our refit brings
-it back). All detections use the one process-wide detector of vision/tags.py. `scanned_px` counts the
-(decimated) pixels a frame's scans fed the library: the deterministic measure of its work.
+it back). Detections use the process-wide detector of vision/tags.py (`scan_ahead`: the caller's).
+`scanned_px` counts the (decimated) pixels a frame's scans fed the library: the deterministic measure of its
+work.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import cv2
 import numpy as np
 
 from vision.tags import (
     DECIMATED_TAG_PX,
     MAX_DECIMATE,
     LibraryTag,
+    TagDetector,
     TagObservation,
     check_gray,
     decimation_for,
+    detect_tags,
     library_tags,
     observations,
 )
 
-FINE_EVERY = 15
-"""The sweep covers the whole frame at the fine decimation in this many frames (at most): a newly placed
-small base is found within that many."""
+FINE_EVERY = 30
+"""The sweep covers the whole frame at the fine decimation in this many frames (at most; a second at 30 fps):
+the backstop for a tag that became readable with no change to the picture (a base put down is read where the
+picture changed, at once)."""
 MARGIN_SIDES = 1.5
 """A window reaches this many sides of the smallest expected tag (`min_tag_px`; the tag's own side when
 that is not given) beyond the tag's white border: a 0.5" tag's side is 0.5", so 0.75" of slide a frame at
@@ -86,6 +100,25 @@ TILE_PX = 4
 COARSE_PIXELS = 320 * 180
 """The coarse scan's decimation is the smallest that brings the frame down to this many pixels."""
 MAX_COARSE_DECIMATE = 8
+CHANGE_GREY = 32.0
+"""A threshold tile (TILE_PX x decimation px square) whose mean grey, less the mean of the CHANGE_AREA_TILES
+square round it, moved by more than this since the last frame has changed: a base put down or uncovered by a
+hand is looked for there at once. Light that changes smoothly over the table moves a tile and its
+neighbours alike and is not a change; camera noise moves a tile by ~1 level, a tag's black or white cells
+by ~100. (On rendered 1080p frames whose light changes direction every frame, 99 % of tiles move less than
+15 levels.)"""
+CHANGE_AREA_TILES = 7
+STILL_GREY = 6.0
+"""A tag whose tiles (those round its white border, as `tile_means` gives them) have each moved by at most this
+since the frame it was last measured in stands where it stood: it is not scanned again and keeps that
+measurement. Its edges carry ~150 grey levels of contrast, so a slide of 0.16 px moves the tiles on them by
+6 levels (at 1080p from 36" up, 0.16 px is ~0.006"); camera noise moves a tile by ~1."""
+CHANGE_FULL_FRACTION = 0.5
+"""When the windows round what changed would cover more than this share of the frame (the light was switched,
+the camera knocked), the frame gets a full scan instead."""
+GAP_S = 0.5
+"""A frame more than this many seconds after the last (a stalled camera, a recording paused between frames) gets
+a full scan: in that time a base can be anywhere."""
 OUTER_SPAN = 1.25 * math.sqrt(2.0) * 1.1
 """A tag's outer box (white border included) spans at most this many times its black square's side, px: the
 border's 10/8, the diagonal of a turned square, and 10 % for perspective."""
@@ -130,9 +163,11 @@ def trusted(w: Window, box: tuple[float, float, float, float], context: float, w
 
 def outer_box(corners_px: np.ndarray) -> tuple[float, float, float, float]:
     """(x0, y0, x1, y1) px round a tag's white border (its black square grown by one cell each side)."""
-    c = np.asarray(corners_px, np.float64)
-    outer = c.mean(axis=0) + (c - c.mean(axis=0)) * (10.0 / 8.0)
-    return float(outer[:, 0].min()), float(outer[:, 1].min()), float(outer[:, 0].max()), float(outer[:, 1].max())
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = np.asarray(corners_px, np.float64).tolist()  # plain floats: called ~100x a frame
+    mx, my = (x0 + x1 + x2 + x3) / 4.0, (y0 + y1 + y2 + y3) / 4.0
+    xs = [mx + (x - mx) * 1.25 for x in (x0, x1, x2, x3)]
+    ys = [my + (y - my) * 1.25 for y in (y0, y1, y2, y3)]
+    return min(xs), min(ys), max(xs), max(ys)
 
 
 def _side(corners_px: np.ndarray) -> float:
@@ -143,21 +178,25 @@ def _side(corners_px: np.ndarray) -> float:
 def merge_windows(windows: Sequence[Window]) -> list[Window]:
     """Overlapping windows replaced by the box round both wherever that box is no bigger than the two
     apart, until no such pair is left (windows may still overlap where merging would cost more)."""
-    out = list(windows)
+    out = [tuple(w) for w in windows]  # plain tuples: this runs on every frame's few dozen windows
     merged = True
-    while merged:
+    while merged:  # the first mergeable pair in order, merged, then look again from the start
         merged = False
         for i in range(len(out)):
+            ax0, ay0, ax1, ay1 = out[i]
+            a_area = (ax1 - ax0) * (ay1 - ay0)
             for j in range(i + 1, len(out)):
-                a, b = out[i], out[j]
-                if a.overlaps(b) and a.union(b).area <= a.area + b.area:
-                    out[i] = a.union(b)
-                    del out[j]
-                    merged = True
-                    break
+                bx0, by0, bx1, by1 = out[j]
+                if ax0 < bx1 and bx0 < ax1 and ay0 < by1 and by0 < ay1:
+                    u = (min(ax0, bx0), min(ay0, by0), max(ax1, bx1), max(ay1, by1))
+                    if (u[2] - u[0]) * (u[3] - u[1]) <= a_area + (bx1 - bx0) * (by1 - by0):
+                        out[i] = u
+                        del out[j]
+                        merged = True
+                        break
             if merged:
                 break
-    return out
+    return [Window(*w) for w in out]
 
 
 def unique(found: Sequence[LibraryTag]) -> list[LibraryTag]:
@@ -211,6 +250,47 @@ def sweep_cells(width: int, height: int, count: int, reach_px: float, tile: int)
     return best[2]
 
 
+class AheadScan(NamedTuple):
+    """What can be scanned of a frame before the frames before it are done (`WindowedDetector.scan_ahead`)."""
+
+    key: tuple[int, int, int, int, Window | None]
+    """(width, height, fine decimation, coarse decimation, cell) it was made for; (.., 0, None): a full scan."""
+    coarse: tuple[LibraryTag, ...]
+    """The whole frame's tags at the coarse decimation (no edge refinement)."""
+    fine: tuple[LibraryTag, ...]
+    """The cell's tags at the fine decimation, each lying in the cell's trusted part."""
+    tiles: np.ndarray | None = None
+    """The frame's mean grey a threshold tile (`tile_means`), which tells where it changed from the last."""
+    full: tuple[TagObservation, ...] | None = None
+    """A full scan's tags (`detect_tags` at the fine decimation), for a detector with fine_every 1."""
+
+
+class Patch(NamedTuple):
+    """The `tile_means` round a tag (rows r0.., columns c0..) in the frame it was measured in."""
+
+    r0: int
+    c0: int
+    tiles: np.ndarray
+
+
+def _still(tiles: np.ndarray | None, ref: Patch) -> bool:
+    """True if the tiles at `ref`'s place moved by at most STILL_GREY each since `ref` was taken."""
+    if tiles is None:
+        return False
+    now = tiles[ref.r0 : ref.r0 + ref.tiles.shape[0], ref.c0 : ref.c0 + ref.tiles.shape[1]]
+    return now.shape == ref.tiles.shape and float(np.abs(now - ref.tiles).max()) <= STILL_GREY
+
+
+def _same_tag(found: LibraryTag | TagObservation, tag: TagObservation) -> bool:
+    """True if `found` is `tag` seen again: the same id, its centre within half the tag's side."""
+    c = np.asarray(found.corners_px, np.float64).mean(axis=0)
+    return found.id == tag.id and float(np.hypot(*(c - tag.corners_px.mean(axis=0)))) < 0.5 * tag.side_px
+
+
+def _order(t: TagObservation) -> tuple[int, float, float]:
+    return (t.id, float(t.center_px[1]), float(t.center_px[0]))
+
+
 class WindowedDetector:
     """Tag detection for consecutive frames of one camera: windows round known tags, a coarse scan and a
     fine sweep.
@@ -219,7 +299,8 @@ class WindowedDetector:
     `detect_tags` does (`decimate` overrides that) and sizes the windows (MARGIN_SIDES). fine_every: the
     sweep's length, frames (1: every frame is a full scan, as `detect_tags`). coarse: run the coarse
     full-frame scan every frame (without it a tag bigger than the sweep's overlap, `sweep_tag_px`, that
-    straddles a cell's edge may never be found). Not thread-safe: one loop feeds it frames in order. A new
+    straddles a cell's edge may never be found). changes: scan at once, at the fine decimation, round every
+    tile that changed since the last frame (and the whole frame when most of it did). Not thread-safe: one loop feeds it frames in order. A new
     detector (or `reset`) starts with a full scan.
     """
 
@@ -230,6 +311,7 @@ class WindowedDetector:
         decimate: int | None = None,
         fine_every: int = FINE_EVERY,
         coarse: bool = True,
+        changes: bool = True,
         margin_sides: float = MARGIN_SIDES,
         context_px: float = CONTEXT_PX,
     ) -> None:
@@ -240,6 +322,7 @@ class WindowedDetector:
             raise ValueError(f"Decimation must be 1 to 8; got {decimate}.")
         self.fine_every = int(fine_every)
         self.coarse = bool(coarse)
+        self.changes = bool(changes)
         self.margin_sides = float(margin_sides)
         self.min_tag_px = None if min_tag_px is None or not math.isfinite(min_tag_px) else float(min_tag_px)
         self.context_px = max(float(context_px), float(TILE_PX * self.decimate))
@@ -251,18 +334,40 @@ class WindowedDetector:
         """The sweep cell the last frame scanned (None after a full scan)."""
         self.scanned_px = 0
         """Pixels the last frame's scans fed the library, each counted in its scan's decimated image."""
+        self.kept: tuple[int, ...] = ()
+        """Ids of the tags the last frame kept as they were measured before (their picture had not changed)."""
         self.cells: tuple[Window, ...] = ()
-        """The sweep's cells for the current frame size, in the order they are scanned."""
+        """The sweep's cells for the current frame size, in the order frame numbers take them."""
+        self._cells_by_size: dict[tuple[int, int], tuple[Window, ...]] = {}
         self.reset()
 
     def reset(self) -> None:
         """Forget the tags seen: the next frame gets a full scan."""
         self._last: tuple[TagObservation, ...] = ()
         self._missing: dict[int, tuple[TagObservation, int]] = {}
+        self._patches: tuple[Patch | None, ...] = ()
+        """For each of `_last`: the tiles round it in the frame it was measured in (None: look again)."""
         """Tags seen recently but not last frame (covered, flickering at the detector's limit): id -> (where
         last seen, frames since)."""
-        self._next_cell = 0
+        self._next_cell = -1
         self._size: tuple[int, int] | None = None
+        self._t: float | None = None
+        self._tiles: np.ndarray | None = None
+        """The last frame's `tile_means` (None: the next frame gets a full scan)."""
+
+    def checkpoint(self) -> WindowedDetector:
+        """A copy of where this detector stands, without the last frame's tiles (pixels: a checkpoint stays
+        small); `prime` with that frame gives them back."""
+        tiles, self._tiles = self._tiles, None
+        try:
+            return copy.deepcopy(self)
+        finally:
+            self._tiles = tiles
+
+    def prime(self, gray: np.ndarray) -> None:
+        """Take `gray` as the last frame's picture (after carrying on from a `checkpoint` taken after it)."""
+        if self.changes and self._size is not None:
+            self._tiles = self.tile_means(gray)
 
     # ------------------------------------------------------------------------------------------ windows
     def window_round(self, corners_px: np.ndarray, width: int, height: int, still: bool = False) -> Window:
@@ -297,41 +402,142 @@ class WindowedDetector:
         return DECIMATED_TAG_PX * coarse_decimation(width, height, self.decimate)
 
     # ------------------------------------------------------------------------------------------ frames
-    def detect(self, gray: np.ndarray) -> tuple[TagObservation, ...]:
-        """Every tag in this frame (as `detect_tags` would give, within the rules above), sorted by id."""
+    def cells_for(self, width: int, height: int) -> tuple[Window, ...]:
+        """The sweep's cells for a `width` x `height` frame, in the order frame numbers take them."""
+        key = (int(width), int(height))
+        cells = self._cells_by_size.get(key)
+        if cells is None:
+            reach = OUTER_SPAN * self.sweep_tag_px(width, height) / 2.0 + self.context_px + 2.0
+            cells = tuple(sweep_cells(width, height, self.fine_every, reach, TILE_PX * self.decimate))
+            self._cells_by_size[key] = cells
+        return cells
+
+    def scan_ahead(self, gray: np.ndarray, index: int, detector: TagDetector | None = None) -> AheadScan:
+        """The part of frame `index`'s scan that depends on nothing but the frame: for a sweep (fine_every > 1)
+        the coarse scan of the whole frame and the fine scan of the sweep's cell for this frame number
+        (`cells_for(...)[index % n]`); for fine_every 1 the full scan. Thread-safe: the read-ahead runs it on
+        other cores, each with a `detector` of its own; `detect` takes it as `ahead` or runs it itself."""
+        check_gray(gray)
+        height, width = gray.shape
+        if self.fine_every == 1:
+            full = detect_tags(gray, decimate=self.decimate, detector=detector)
+            return AheadScan((width, height, self.decimate, 0, None), (), (), full=full)
+        cells = self.cells_for(width, height)
+        cell = cells[int(index) % len(cells)]
+        d = coarse_decimation(width, height, self.decimate)
+        coarse = tuple(library_tags(gray, d, refine_edges=False, detector=detector)) if self.coarse else ()
+        roi = (cell.x0, cell.y0, cell.x1 - cell.x0, cell.y1 - cell.y0)
+        fine = [f for f in library_tags(gray, self.decimate, roi=roi, detector=detector)
+                if trusted(cell, outer_box(f.corners_px), self.context_px, width, height)]
+        return AheadScan((width, height, self.decimate, d, cell), coarse, tuple(unique(fine)), self.tile_means(gray))
+
+    def tile_means(self, gray: np.ndarray) -> np.ndarray:
+        """The mean grey of each threshold tile (TILE_PX x decimation px square; partial tiles at the right and
+        bottom edges dropped) less the mean of the CHANGE_AREA_TILES square round it, float32 (rows, columns)."""
+        a = TILE_PX * self.decimate
+        height, width = gray.shape
+        rows, cols = height // a, width // a
+        tiles = cv2.resize(gray[: rows * a, : cols * a], (cols, rows), interpolation=cv2.INTER_AREA).astype(np.float32)
+        k = CHANGE_AREA_TILES
+        return np.asarray(tiles - cv2.blur(tiles, (k, k), borderType=cv2.BORDER_REFLECT), np.float32)
+
+    def changed_windows(self, before: np.ndarray, now: np.ndarray, width: int, height: int) -> list[Window] | None:
+        """Windows round every tile whose mean grey moved more than CHANGE_GREY from `before` to `now` (each
+        grown by the outer box of the smallest expected tag, plus the context: a tag put down lies whole in
+        one's trusted part, as does a small tag any part of which changed, say uncovered by a hand; a bigger
+        tag partly uncovered is left to the coarse scan and the sweep), merged; None when they would cover
+        more than CHANGE_FULL_FRACTION of the frame (a full scan is due)."""
+        if before.shape != now.shape:
+            return None
+        changed = (cv2.absdiff(before, now) > CHANGE_GREY).astype(np.uint8)
+        if not changed.any():
+            return []
+        a = TILE_PX * self.decimate
+        small = self.min_tag_px if self.min_tag_px is not None else DECIMATED_TAG_PX * self.decimate
+        grow = math.ceil((OUTER_SPAN * small + self.context_px + 2.0) / a)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        windows = [
+            Window(max(0, (x - grow) * a), max(0, (y - grow) * a), min(width, (x + w + grow) * a),
+                   min(height, (y + h + grow) * a))
+            for x, y, w, h, _ in (stats[k] for k in range(1, count))
+        ]
+        windows = merge_windows(windows)
+        if sum(w.area for w in windows) > CHANGE_FULL_FRACTION * width * height:
+            return None
+        return windows
+
+    def detect(self, gray: np.ndarray, index: int | None = None, at_s: float | None = None,
+               ahead: AheadScan | None = None) -> tuple[TagObservation, ...]:
+        """Every tag in this frame (as `detect_tags` would give, within the rules above), sorted by id.
+
+        index: the frame's number in its recording (the sweep's cell is `index % n`, so a live run and a
+        replay of its recording scan the same cells); None: the frames this detector saw since its last full
+        scan. at_s: the frame's time, s; a frame more than `GAP_S` after the last gets a full scan. ahead: this
+        frame's `scan_ahead`, made beforehand (on another core); used if it was made for this frame size,
+        decimation and cell (or full scan)."""
         check_gray(gray)
         height, width = gray.shape
         if self._size is not None and self._size != (width, height):
             self.reset()  # where tags were in a frame of another size says nothing of where they are in this one
-        if self._size != (width, height) or self.fine_every == 1:
-            return self._full(gray)
-        cell = self.cells[self._next_cell % len(self.cells)]
-        self._next_cell += 1
-        if len(self.cells) == 1:
-            return self._full(gray)
-        self.scanned_px = 0
-        small = [self.window_round(t.corners_px, width, height, still=True) for t in self._last]
+        gap = at_s is not None and self._t is not None and not 0.0 <= float(at_s) - self._t <= GAP_S
+        self._t = None if at_s is None else float(at_s)
+        if self._size != (width, height) or self.fine_every == 1 or gap:
+            return self._full(gray, ahead)
+        cells = self.cells_for(width, height)
+        if len(cells) == 1:
+            return self._full(gray, ahead)
+        if index is None:
+            self._next_cell += 1
+            index = self._next_cell
+        cell = cells[int(index) % len(cells)]
+        d = coarse_decimation(width, height, self.decimate)
+        if ahead is None or ahead.key != (width, height, self.decimate, d, cell) or ahead.tiles is None:
+            ahead = self.scan_ahead(gray, int(index))
+        assert ahead.tiles is not None
+        changed: list[Window] | None = []
+        if self.changes:
+            changed = self.changed_windows(self._tiles, ahead.tiles, width, height) if self._tiles is not None else None
+            if changed is None:
+                return self._full(gray)
+            self._tiles = ahead.tiles
+        self.scanned_px = ((cell.x1 - cell.x0) // self.decimate) * ((cell.y1 - cell.y0) // self.decimate)
+        # tags whose picture has not changed since they were measured keep that measurement; the rest are looked
+        # for in a tight window round where they were
+        kept = [i for i, ref in enumerate(self._patches) if ref is not None and _still(ahead.tiles, ref)]
+        kept_tags = [self._last[i] for i in kept]
+        kept_set = set(kept)
+        look = [t for i, t in enumerate(self._last) if i not in kept_set]
+        small = [self.window_round(t.corners_px, width, height, still=True) for t in look]
         if self.coarse:
-            d = coarse_decimation(width, height, self.decimate)
             self.scanned_px += (width // d) * (height // d)
             looked = [cell, *merge_windows(small)]
-            for found in library_tags(gray, d, refine_edges=False):
+            for found in ahead.coarse:
                 box = outer_box(found.corners_px)
+                if any(_same_tag(found, t) for t in kept_tags):
+                    continue
                 if not any(trusted(w, box, self.context_px, width, height) for w in looked):
                     small.append(self.window_round(found.corners_px, width, height, still=True))
-        scanned = merge_windows([cell, *small])
-        found_tags = self._scan(gray, scanned)
+        windows = [w for w in merge_windows(small + (changed or [])) if not cell.covers(w)]
+        found_tags = unique([*ahead.fine, *self._scan(gray, windows)])
+        scanned = [cell, *windows]
         # Second look, with room for a slide, for the tags that moved out of their tight windows and for
         # those missing lately; then a reach window for each tag seen last frame still lost.
-        here = {f.id for f in found_tags}
-        moved = [t for t in self._last if t.id not in here] + [t for t, _ in self._missing.values()]
+        here = {f.id for f in found_tags} | {t.id for t in kept_tags}
+        moved = [t for t in look if t.id not in here] + [t for t, _ in self._missing.values()]
         found_tags = self._look_again(gray, found_tags, moved, scanned, self.margin_sides)
-        seen = Counter(f.id for f in found_tags)
+        seen = Counter(f.id for f in found_tags) + Counter(t.id for t in kept_tags)
         expected = Counter(t.id for t in self._last)
-        lost = [t for t in self._last if not self._near_edge(t, width, height) and seen[t.id] < expected[t.id]]
+        lost = [t for t in look if not self._near_edge(t, width, height) and seen[t.id] < expected[t.id]]
         found_tags = self._look_again(gray, found_tags, lost, scanned, REACH_SIDES)
-        tags = observations(gray, found_tags)
-        self._remember(tags)
+        fresh = observations(gray, found_tags)
+        # a kept tag found afresh (its window, the cell or a change round it scanned it) takes the new measurement
+        kept = [i for i in kept if not any(_same_tag(f, self._last[i]) for f in fresh)]
+        both = [*fresh, *(self._last[i] for i in kept)]
+        refs = [self._patch(ahead.tiles, t) for t in fresh] + [self._patches[i] for i in kept]
+        order = sorted(range(len(both)), key=lambda k: _order(both[k]))
+        tags = tuple(both[k] for k in order)
+        self.kept = tuple(sorted(self._last[i].id for i in kept))
+        self._remember(tags, [refs[k] for k in order])
         self.last_scan = "windows"
         self.windows = tuple(scanned)
         self.cell = cell
@@ -362,23 +568,40 @@ class WindowedDetector:
                     found.append(f)
         return unique(found)
 
-    def _full(self, gray: np.ndarray) -> tuple[TagObservation, ...]:
-        tags = observations(gray, library_tags(gray, self.decimate))
-        self._remember(tags)
+    def _full(self, gray: np.ndarray, ahead: AheadScan | None = None) -> tuple[TagObservation, ...]:
         height, width = gray.shape
-        if self._size != (width, height):
-            self._size = (width, height)
-            reach = OUTER_SPAN * self.sweep_tag_px(width, height) / 2.0 + self.context_px + 2.0
-            self.cells = tuple(sweep_cells(width, height, self.fine_every, reach, TILE_PX * self.decimate))
-            self._next_cell = 0
+        if ahead is not None and ahead.full is not None and ahead.key[:3] == (width, height, self.decimate):
+            tags = ahead.full
+        else:
+            tags = detect_tags(gray, decimate=self.decimate)
+        self._tiles = self.tile_means(gray) if self.fine_every > 1 and self.changes else None
+        self._remember(tags, [self._patch(self._tiles, t) for t in tags])
+        self._size = (width, height)
+        self.cells = self.cells_for(width, height)
+        self._next_cell = -1
         self.last_scan = "full"
+        self.kept = ()
         self.windows = ()
         self.cell = None
         self.scanned_px = (width // self.decimate) * (height // self.decimate)
         return tags
 
-    def _remember(self, tags: tuple[TagObservation, ...]) -> None:
-        """Keep this frame's tags, and for `fine_every` frames where each tag not seen now was last seen."""
+    def _patch(self, tiles: np.ndarray | None, tag: TagObservation) -> Patch | None:
+        """The tiles round `tag`'s white border (a tile more each side) in `tiles` (None: no tiles, or the tag
+        reaches past the whole tiles at the frame's right or bottom edge)."""
+        if tiles is None:
+            return None
+        a = TILE_PX * self.decimate
+        x0, y0, x1, y1 = outer_box(tag.corners_px)
+        c0, r0 = max(0, int(x0 // a) - 1), max(0, int(y0 // a) - 1)
+        c1, r1 = int(x1 // a) + 2, int(y1 // a) + 2
+        if c1 > tiles.shape[1] or r1 > tiles.shape[0]:
+            return None
+        return Patch(r0, c0, tiles[r0:r1, c0:c1].copy())
+
+    def _remember(self, tags: tuple[TagObservation, ...], patches: Sequence[Patch | None]) -> None:
+        """Keep this frame's tags (and the tiles round each when it was measured), and for `fine_every` frames
+        where each tag not seen now was last seen."""
         seen = {t.id for t in tags}
         missing = {i: (t, age + 1) for i, (t, age) in self._missing.items() if i not in seen and age + 1 < self.fine_every}
         for t in self._last:
@@ -386,3 +609,4 @@ class WindowedDetector:
                 missing[t.id] = (t, 0)
         self._missing = missing
         self._last = tags
+        self._patches = tuple(patches)

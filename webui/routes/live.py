@@ -16,6 +16,7 @@ from rules.engine import Action, ActionError, Game, RulesInputError, find_game, 
 from rules.roster import Roster
 from session.ask import ask_about
 from session.drivable import LoopNotReady, PipelineLike
+from session.frame_publisher import picture_jpeg
 from webui.deps import RuntimeDep, page
 from webui.json_body import json_body
 from webui.streaming import mjpeg_response, websocket_feed
@@ -87,11 +88,12 @@ def live_mjpeg(runtime: RuntimeDep) -> Response:
 
 @router.get("/api/live/frame.jpg")
 def live_frame(runtime: RuntimeDep) -> Response:
-    item = runtime.live.broadcast.latest_frame
-    if item is None or item.jpeg is None:
+    result = runtime.live.latest_result
+    if result is None:
         return Response(b'{"detail": "No frame has arrived yet; wait a moment and try again."}', 503,
                         media_type="application/json")
-    return Response(item.jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+    jpeg = picture_jpeg(result.image, runtime.settings.jpeg_quality)  # full size, not the stream's
+    return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
 @router.get("/api/live/status")

@@ -193,13 +193,13 @@ export function layerOf(s) {
 // the shapes' words), scale (line widths and text larger, e.g. 1.6 to read across a room).
 export function drawCamera(canvas, bitmap, msg, extraShapes = [], opts = {}) {
   const ctx = canvas.getContext("2d");
-  const size = bitmap ? [bitmap.width, bitmap.height] : (msg && msg.image_size) || null;
+  const size = (msg && msg.image_size) || (bitmap ? [bitmap.width, bitmap.height] : null);
   if (size && (canvas.width !== size[0] || canvas.height !== size[1])) {
     canvas.width = size[0];
     canvas.height = size[1];
   }
   if (opts.transparent) ctx.clearRect(0, 0, canvas.width, canvas.height);
-  else if (bitmap) ctx.drawImage(bitmap, 0, 0);
+  else if (bitmap) ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
   else { ctx.fillStyle = "#111"; ctx.fillRect(0, 0, canvas.width, canvas.height); }
   const k = Math.max(1, canvas.width / 1280) * (opts.scale || 1);
   let n = 0;

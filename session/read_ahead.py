@@ -1,21 +1,21 @@
-"""Detection of the next frames on worker threads while the caller maps, tracks and rules this one.
+"""The next frames' own work done on worker threads while the caller maps, tracks and rules this one.
 
-A replay (and the replay page's timeline scan) runs every frame through a full scan at one decimation
-(`Pipeline(fine_every=1)`): the tags of a frame are a pure function of its pixels, so they can be found
-ahead of time, out of order, on other cores, and handed over in order. `DetectAhead(frames, decimate)`
-iterates `(frame, tags)` pairs in the order of `frames`, where `tags` is exactly what
-`detect_tags(gray_frame(frame.image), decimate=decimate)` gives, which is what the pipeline's own full scan
-gives (`vision.windowed.WindowedDetector` with fine_every 1); `Pipeline.process(frame, tags=tags)` then skips
-its own detection. The transcript is byte-for-byte the serial one (the sample sessions' goldens).
+Much of a frame's work depends on nothing but the frame: reading it (file read, JPEG decode), its grey image,
+and the part of its tag scan that does not follow the tags of the frames before it (`Pipeline.prepare`: the
+coarse scan and the sweep's cell for its frame number, or a full scan). So it can be done ahead, out of order,
+on other cores, and handed over in order. `ReadAhead(frames, prepare)` iterates `(frame, prepare(frame,
+detector))` pairs in the order of `frames`; the caller passes each to `Pipeline.process(frame,
+prepared=...)`, which then scans only the windows round the last frame's tags. The transcript is byte for
+byte the serial one (the sample sessions' goldens): `prepare` is a function of the frame.
 
-Why threads and not processes: reading the next frame (file read, JPEG decode), grey conversion and
-pupil-apriltags' detect are C calls that release the interpreter lock, and they are ~90 % of a frame's work;
-a frame's tags are small to hand over, its pixels are not. Each worker owns its own `vision.tags.TagDetector`
-(a detector serves one call at a time) and releases it when it stops.
+Why threads and not processes: reading, decoding, grey conversion and pupil-apriltags' detect are C calls
+that release the interpreter lock, and they are most of a frame's work; what a frame's scan found is small to
+hand over, its pixels are not. Each worker owns its own `vision.tags.TagDetector` (a detector serves one
+call at a time) and releases it when it stops.
 
 The workers pull frames from `frames` one at a time, in order (under a lock: a source is read by one thread
 at a time), so reading is spread over them too. At most `depth` frames are read and not yet taken by the
-caller (bounded memory: a 1080p frame is 6 MB). An exception from `frames` or from detection is raised to
+caller (bounded memory: a 1080p frame is 6 MB). An exception from `frames` or from `prepare` is raised to
 the caller at its place in the order, after every frame before it; `close()` (or leaving a `with` block,
 or the caller's generator being closed) stops the workers, waits for them (so the source may be closed
 right after) and releases their detectors.
@@ -25,24 +25,18 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
-from typing import Generic, Protocol, Self, TypeVar
+from typing import Generic, Self, TypeVar
 
-import numpy as np
-
-from vision.tags import TagDetector, TagObservation, detect_tags, gray_frame
+from vision.tags import TagDetector
 
 MAX_WORKERS = 4
 """More detection threads than this gain nothing a frame's hand-over does not eat (and a 1080p frame each)."""
 
 
-class HasImage(Protocol):
-    @property
-    def image(self) -> np.ndarray: ...
-
-
-FrameT = TypeVar("FrameT", bound=HasImage)
+FrameT = TypeVar("FrameT")
+PreparedT = TypeVar("PreparedT")
 
 
 def usable_cores() -> int:
@@ -54,29 +48,29 @@ def usable_cores() -> int:
 
 
 def default_workers() -> int:
-    """Detection threads for a replay that has the machine to itself: one a core (the caller's thread, which
+    """Read-ahead threads for a replay that has the machine to itself: one a core (the caller's thread, which
     maps, tracks and rules, takes ~10 % of a frame's work and shares them)."""
     return max(1, min(MAX_WORKERS, usable_cores()))
 
 
-class DetectAhead(Generic[FrameT]):
-    """Iterate `(frame, tags)` over `frames`, the tags found ahead on `workers` threads (see the module
-    docstring). Use as a context manager, or call `close()`."""
+class ReadAhead(Generic[FrameT, PreparedT]):
+    """Iterate `(frame, prepare(frame, detector))` over `frames`, prepared ahead on `workers` threads (see the
+    module docstring). Use as a context manager, or call `close()`."""
 
-    def __init__(self, frames: Iterable[FrameT], decimate: int, *, workers: int | None = None,
-                 depth: int | None = None) -> None:
-        self.decimate = int(decimate)
+    def __init__(self, frames: Iterable[FrameT], prepare: Callable[[FrameT, TagDetector], PreparedT], *,
+                 workers: int | None = None, depth: int | None = None) -> None:
+        self._prepare = prepare
         self.workers = max(1, int(workers if workers is not None else default_workers()))
         self.depth = max(self.workers, int(depth if depth is not None else 2 * self.workers))
         self._source: Iterator[FrameT] = iter(frames)
         self._read_lock = threading.Lock()  # the source is read by one thread at a time, in order
         self._cond = threading.Condition()
-        self._results: dict[int, tuple[FrameT, tuple[TagObservation, ...]] | BaseException] = {}
+        self._results: dict[int, tuple[FrameT, PreparedT] | BaseException] = {}
         self._read = 0  # frames taken from the source (the next one's sequence number)
         self._taken = 0  # frames handed to the caller
         self._end: int | None = None  # sequence number after the last: the source ended or failed there
         self._closed = False
-        self._threads = [threading.Thread(target=self._work, name=f"detect ahead {k}", daemon=True)
+        self._threads = [threading.Thread(target=self._work, name=f"read ahead {k}", daemon=True)
                          for k in range(self.workers)]
         for t in self._threads:
             t.start()
@@ -106,9 +100,9 @@ class DetectAhead(Generic[FrameT]):
                     with self._cond:
                         seq = self._read
                         self._read += 1
-                item: tuple[FrameT, tuple[TagObservation, ...]] | BaseException
+                item: tuple[FrameT, PreparedT] | BaseException
                 try:
-                    item = (frame, detect_tags(gray_frame(frame.image), decimate=self.decimate, detector=detector))
+                    item = (frame, self._prepare(frame, detector))
                 except BaseException as err:  # noqa: BLE001 - handed to the caller in its place
                     item = err
                 with self._cond:
@@ -138,8 +132,8 @@ class DetectAhead(Generic[FrameT]):
     def __iter__(self) -> Self:
         return self
 
-    def __next__(self) -> tuple[FrameT, tuple[TagObservation, ...]]:
-        item: tuple[FrameT, tuple[TagObservation, ...]] | BaseException | None
+    def __next__(self) -> tuple[FrameT, PreparedT]:
+        item: tuple[FrameT, PreparedT] | BaseException | None
         with self._cond:
             while True:
                 if self._closed:

@@ -1,6 +1,6 @@
-"""The replay's read-ahead (session/detect_ahead.py): the tags of the next frames found on worker threads are
-exactly the serial full scan's, handed over in order; an error comes in its place, after every frame before
-it; closing early stops the workers; and a replay gives the same events with and without it."""
+"""The replay's read-ahead (session/read_ahead.py): the next frames prepared on worker threads are exactly
+what the serial run makes, handed over in order; an error comes in its place, after every frame before it;
+closing early stops the workers; and a replay gives the same events with and without it."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from session.detect_ahead import DetectAhead
+from session.read_ahead import ReadAhead
 from session.replay import ReplayRun, load_setup, open_source
 from vision.errors import FrameError
 from vision.sources import Frame
 from vision.synth.samples import record_session, tiny
-from vision.tags import TagObservation, detect_tags, gray_frame, load_image
+from vision.tags import TagDetector, TagObservation, detect_tags, gray_frame, load_image
 
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES = sorted((ROOT / "sample_frames" / "stress").glob("frame_*.jpg"))[::9][:7]
@@ -30,15 +30,19 @@ def _key(tags: tuple[TagObservation, ...]) -> list[tuple[int, bytes, bytes, floa
     return [(t.id, t.corners_px.tobytes(), t.center_px.tobytes(), t.margin) for t in tags]
 
 
+def _full_scan(frame: Frame, detector: TagDetector) -> tuple[TagObservation, ...]:
+    return detect_tags(gray_frame(frame.image), decimate=1, detector=detector)
+
+
 def _workers_alive() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name.startswith("detect ahead")]
+    return [t.name for t in threading.enumerate() if t.name.startswith("read ahead")]
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
-def test_tags_are_the_serial_full_scans_in_order(workers: int) -> None:
+def test_frames_come_prepared_as_the_serial_run_prepares_them_in_order(workers: int) -> None:
     frames = _frames()
     serial = [_key(detect_tags(gray_frame(f.image), decimate=1)) for f in frames]
-    with DetectAhead(frames, 1, workers=workers) as ahead:
+    with ReadAhead(frames, _full_scan, workers=workers) as ahead:
         got = [(f.index, _key(tags)) for f, tags in ahead]
     assert [i for i, _ in got] == list(range(len(frames)))
     assert [k for _, k in got] == serial
@@ -54,7 +58,7 @@ def test_a_source_error_comes_after_every_frame_before_it() -> None:
         raise FrameError("Frame file frame_000004.jpg is cut short (corrupt); delete it.")
 
     seen = []
-    with pytest.raises(FrameError, match="cut short"), DetectAhead(source(), 1, workers=2) as ahead:
+    with pytest.raises(FrameError, match="cut short"), ReadAhead(source(), _full_scan, workers=2) as ahead:
         for f, _ in ahead:
             seen.append(f.index)
     assert seen == [0, 1, 2, 3]
@@ -66,7 +70,7 @@ def test_a_detection_error_comes_in_its_place() -> None:
     bad = Frame(index=2, t=0.2, image=np.zeros((40, 40, 3), np.float32))  # not 8-bit: gray_frame refuses it
     frames[2] = bad
     seen = []
-    with pytest.raises(FrameError, match="8-bit"), DetectAhead(frames, 1, workers=2) as ahead:
+    with pytest.raises(FrameError, match="8-bit"), ReadAhead(frames, _full_scan, workers=2) as ahead:
         for f, _ in ahead:
             seen.append(f.index)
     assert seen == [0, 1]
@@ -81,7 +85,7 @@ def test_closing_early_stops_the_workers_and_reads_no_further() -> None:
             read.append(f.index)
             yield f
 
-    ahead = DetectAhead(source(), 1, workers=2, depth=2)
+    ahead = ReadAhead(source(), _full_scan, workers=2, depth=2)
     first = next(ahead)
     assert first[0].index == 0
     ahead.close()
@@ -92,7 +96,7 @@ def test_closing_early_stops_the_workers_and_reads_no_further() -> None:
 
 
 def test_an_empty_source_just_ends() -> None:
-    with DetectAhead([], 1, workers=2) as ahead:
+    with ReadAhead([], _full_scan, workers=2) as ahead:
         assert list(ahead) == []
     assert _workers_alive() == []
 
@@ -108,3 +112,21 @@ def test_a_replay_gives_the_same_events_with_and_without_it(tmp_path: Path) -> N
         runs.append(events)
     assert runs[0] == runs[1]
     assert runs[0][-1]["frames"] == 12 and runs[0][-1]["moves"] == 1
+
+
+def test_a_sweeping_pipeline_finds_the_same_tags_prepared_ahead_or_not(tmp_path: Path) -> None:
+    """Windows, coarse scan and the sweep's cell by frame number: `Pipeline.prepare` on worker threads gives every
+    frame the very tags (to the last bit) the pipeline finds on its own."""
+    session = record_session(tiny(), tmp_path / "tiny", fsync=False)
+    runs = []
+    for workers in (0, 2):
+        source = open_source(session)
+        with source:
+            run = ReplayRun(source, load_setup(source), workers=workers)
+            assert run.pipeline.detector.fine_every > 1
+            tags = []
+            for frame, prepared in run._frames():
+                tags.append(_key(run.pipeline.process(frame, prepared=prepared).tags))
+                assert (prepared is None) == (workers == 0)
+        runs.append(tags)
+    assert runs[0] == runs[1] and len(runs[0]) == 12 and all(runs[0])

@@ -1,0 +1,110 @@
+"""The live loop's next frame read and prepared on a thread of its own while the loop rules this one.
+
+`FeedAhead(feed, prepare)` wraps a live loop's feed (a camera, a video, a recording played on the page). As soon
+as the loop takes a frame, a worker thread reads the next one (for a recorded camera: the JPEG the recording
+keeps, encoded and decoded, session/recording.py) and runs `prepare(frame, detector)` on it: the part of its
+scan that depends on nothing but the frame (`Pipeline.prepare`: grey image, coarse scan, the sweep's cell,
+the tiles that tell where the picture changed). Those are C calls that release the interpreter lock, so they
+run on the second core while the loop maps, tracks and rules the frame before. The loop then takes the frame
+with `read()` and its prepared part from `prepared` (None when there was nothing to prepare it with, or it
+failed: the pipeline then does that work itself and meets the problem in its place).
+
+One frame is read ahead, never more: a camera's frame is at most one frame older than it would have been, and
+`read_at` says when it was read (the page's latency counts from there). An error from the feed comes out of the
+`read()` that would have returned its frame. `seek` (for a recording) and `close` wait for the frame being read,
+drop it and then seek or close the feed. `read(ahead=False)` takes the frame being read without reading another,
+so the loop can finish the frames already taken before it changes its pipeline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from session.drivable import Feed
+from vision.tags import TagDetector
+
+Prepare = Callable[[Any, TagDetector], Any]
+"""(frame, the worker's own detector) -> the frame's prepared part, or None."""
+
+
+class FeedAhead:
+    """A feed whose next frame is read and prepared on a worker thread (see the module docstring)."""
+
+    def __init__(self, inner: Feed, prepare: Prepare, *, ahead: bool = True) -> None:
+        self.inner = inner
+        self._prepare = prepare
+        self._ahead = ahead
+        """False: every frame is read when asked for, on the caller's thread (a feed that must know each frame
+        was ruled before it gives the next: the phone answers each frame with what was measured in it)."""
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="feed ahead")
+        self._next: Future[tuple[Any, Any, float]] | None = None
+        self._detector: TagDetector | None = None
+        self.prepared: Any = None
+        """The prepared part of the frame the last `read()` returned (None: not prepared)."""
+        self.read_at = 0.0
+        """Wall clock (time.time) when the frame the last `read()` returned was read from the feed."""
+
+    def _fetch(self) -> tuple[Any, Any, float]:
+        frame = self.inner.read()
+        at = time.time()
+        prepared = None
+        if frame is not None:
+            try:
+                if self._detector is None:
+                    self._detector = TagDetector(at_exit=False)
+                prepared = self._prepare(frame, self._detector)
+            except Exception:  # noqa: BLE001 - the pipeline does the work itself and reports what is wrong
+                prepared = None
+        return frame, prepared, at
+
+    def read(self, ahead: bool = True) -> Any | None:
+        """The next frame (None at the end of a recording); with `ahead`, start reading the one after."""
+        if not self._ahead:
+            frame = self.inner.read()
+            self.prepared, self.read_at = None, time.time()
+            return frame
+        fut, self._next = self._next, None
+        frame, self.prepared, self.read_at = (fut or self._pool.submit(self._fetch)).result()
+        if frame is not None and ahead:
+            self._next = self._pool.submit(self._fetch)
+        return frame
+
+    def _drop(self) -> None:
+        """Wait for the frame being read, if any, and drop it (with any error it met)."""
+        fut, self._next = self._next, None
+        if fut is not None:
+            with contextlib.suppress(Exception):  # a frame nobody will take: its error goes with it
+                fut.result()
+
+    def close(self) -> None:
+        try:
+            self._drop()
+            self._pool.shutdown(wait=True)
+            if self._detector is not None:
+                self._detector.release()
+                self._detector = None
+        finally:
+            self.inner.close()
+
+
+class SeekableFeedAhead(FeedAhead):
+    """`FeedAhead` over a recording, which can be sought."""
+
+    def seek(self, index: int) -> None:
+        self._drop()
+        self.inner.seek(index)  # type: ignore[attr-defined]
+
+    def __len__(self) -> int:
+        return len(self.inner)  # type: ignore[arg-type]
+
+
+def feed_ahead(inner: Feed, prepare: Prepare) -> FeedAhead:
+    """`inner` read ahead (seekable if it is), unless it says `read_ahead = False`."""
+    ahead = bool(getattr(inner, "read_ahead", True))
+    if hasattr(inner, "seek") and hasattr(inner, "__len__"):
+        return SeekableFeedAhead(inner, prepare, ahead=ahead)
+    return FeedAhead(inner, prepare, ahead=ahead)
