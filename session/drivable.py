@@ -96,7 +96,7 @@ class PipelineLike(Protocol):
     @property
     def status(self) -> str: ...
 
-    def process(self, frame: Any, declared: Sequence[Action] = ()) -> FrameLike: ...
+    def process(self, frame: Any, declared: Sequence[Action] = (), prepared: Any = None) -> FrameLike: ...
 
     def declare(self, action: Action) -> list[dict[str, Any]]: ...
 
@@ -184,7 +184,8 @@ class DetectOnly:
     def finish(self) -> tuple[tuple[Any, ...], tuple[dict[str, Any], ...]]:
         return (), ()
 
-    def process(self, frame: Any, declared: Sequence[Action] = ()) -> DetectedFrame:
+    def process(self, frame: Any, declared: Sequence[Action] = (), prepared: Any = None) -> DetectedFrame:
+        """The frame's tags (a full scan: nothing is prepared ahead for a table not calibrated yet)."""
         t0 = time.perf_counter()
         tags = detect_tags(gray_frame(frame.image))
         ms = (time.perf_counter() - t0) * 1000.0

@@ -19,9 +19,10 @@ so the loop can finish the frames already taken before it changes its pipeline.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 from session.drivable import Feed
@@ -40,13 +41,31 @@ class FeedAhead:
         self._ahead = ahead
         """False: every frame is read when asked for, on the caller's thread (a feed that must know each frame
         was ruled before it gives the next: the phone answers each frame with what was measured in it)."""
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="feed ahead")
         self._next: Future[tuple[Any, Any, float]] | None = None
         self._detector: TagDetector | None = None
         self.prepared: Any = None
         """The prepared part of the frame the last `read()` returned (None: not prepared)."""
         self.read_at = 0.0
         """Wall clock (time.time) when the frame the last `read()` returned was read from the feed."""
+
+    def _start(self) -> Future[tuple[Any, Any, float]]:
+        """Read and prepare the next frame on a daemon thread of its own (a camera stuck in its read does not
+        hold up the server's exit); one at a time, so the frames keep their order."""
+        fut: Future[tuple[Any, Any, float]] = Future()
+
+        def run() -> None:
+            try:
+                fut.set_result(self._fetch())
+            except BaseException as err:  # noqa: BLE001 - handed to the reader with its frame's place
+                fut.set_exception(err)
+
+        threading.Thread(target=run, name="feed ahead", daemon=True).start()
+        return fut
+
+    @property
+    def pending(self) -> bool:
+        """A frame is being (or has been) read ahead and not taken yet."""
+        return self._next is not None
 
     def _fetch(self) -> tuple[Any, Any, float]:
         frame = self.inner.read()
@@ -68,9 +87,9 @@ class FeedAhead:
             self.prepared, self.read_at = None, time.time()
             return frame
         fut, self._next = self._next, None
-        frame, self.prepared, self.read_at = (fut or self._pool.submit(self._fetch)).result()
+        frame, self.prepared, self.read_at = (fut or self._start()).result()
         if frame is not None and ahead:
-            self._next = self._pool.submit(self._fetch)
+            self._next = self._start()
         return frame
 
     def _drop(self) -> None:
@@ -83,7 +102,6 @@ class FeedAhead:
     def close(self) -> None:
         try:
             self._drop()
-            self._pool.shutdown(wait=True)
             if self._detector is not None:
                 self._detector.release()
                 self._detector = None

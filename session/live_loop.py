@@ -351,7 +351,7 @@ class LiveLoop:
                     self._declare_paused(pending)
                     continue
                 if rebuild:
-                    if self.recorder is not None and self._playing and isinstance(feed, FeedAhead):
+                    if self.recorder is not None and self._playing and feed.pending:
                         self._rule_taken(feed)  # the frame read ahead went into the recording the old setup closes
                     carried = self._rebuild_pipeline()
                     if not self._playing and self._frame_index >= 0:
@@ -390,7 +390,7 @@ class LiveLoop:
                 try:
                     assert self._pipeline is not None
                     result = self._pipeline.process(frame, declared=[decl[0]] if decl is not None else (),
-                                                    **({"prepared": feed.prepared} if feed.prepared is not None else {}))
+                                                    prepared=feed.prepared)
                 except InputError as err:
                     if decl is not None:
                         decl[1].set_exception(err)
@@ -451,7 +451,7 @@ class LiveLoop:
             if frame is None or self._pipeline is None:
                 return
             started = time.perf_counter()
-            result = self._pipeline.process(frame, **({"prepared": feed.prepared} if feed.prepared is not None else {}))
+            result = self._pipeline.process(frame, prepared=feed.prepared)
         except Exception as err:  # noqa: BLE001 - the next frames are read and reported as usual
             log.warning("live loop %s: the frame read before the setup changed was not ruled (%s)", self.name, err)
             return
@@ -543,7 +543,7 @@ class LiveLoop:
             self._pipeline.resume(cp)
             start = int(cp.frame) + 1
             feed.seek(int(cp.frame))  # the frame the checkpoint was taken after: where the picture changes from
-            shown = feed.read()
+            shown = feed.read(ahead=False)
             prime = getattr(self._pipeline, "prime", None)
             if shown is not None and prime is not None:
                 prime(shown)
@@ -555,7 +555,7 @@ class LiveLoop:
             if frame is None:
                 break
             try:
-                result = self._pipeline.process(frame)
+                result = self._pipeline.process(frame, prepared=feed.prepared)
             except Exception as err:  # noqa: BLE001 - a frame on the way that fails is skipped, as a shown one is
                 fault = f"{type(err).__name__}: {err}"
                 if fault != self._last_fault:

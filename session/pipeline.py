@@ -134,6 +134,8 @@ class Prepared:
     """A frame's work that depends on nothing but the frame, done before its turn (`Pipeline.prepare`, on another
     core): its grey image and what its detector's coarse scan and sweep cell found."""
 
+    index: int
+    """The frame it was made from (`process` ignores it for any other)."""
     gray: np.ndarray
     ahead: AheadScan
 
@@ -446,7 +448,7 @@ class Pipeline:
         image = frame.image
         self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
         gray = gray_frame(image)
-        return Prepared(gray, self.detector.scan_ahead(gray, int(frame.index), detector))
+        return Prepared(int(frame.index), gray, self.detector.scan_ahead(gray, int(frame.index), detector))
 
     def process(self, frame: Any, declared: Sequence[Action] = (), prepared: Prepared | None = None) -> FrameResult:
         """Run one frame (anything with .index, .t and a BGR .image) through every stage; `declared` are the
@@ -456,6 +458,8 @@ class Pipeline:
         t0 = time.perf_counter()
         image = frame.image
         self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
+        if prepared is not None and prepared.index != int(frame.index):
+            prepared = None  # made from another frame
         gray = gray_frame(image) if prepared is None else prepared.gray
         tags = self.detector.detect(gray, int(frame.index), float(frame.t),
                                     prepared.ahead if prepared is not None else None)

@@ -34,6 +34,7 @@ from session.table_setup import TableSetup
 from session.timeline import Timeline
 from vision.session_dir import is_session_dir, open_session
 from vision.sources import CameraSource, VideoSource
+from vision.windowed import FINE_EVERY
 
 SAMPLE_IDLE_S = 5.0
 """The bundled sample waits once nobody has watched it for this long, seconds (it is shown, not recorded)."""
@@ -76,10 +77,11 @@ def load_setup_files(
     return TableSetup(calibration=cal, roster=ros, terrain=ter, game=name)
 
 
-def make_pipeline(setup: TableSetup) -> PipelineLike:
+def make_pipeline(setup: TableSetup, fine_every: int = FINE_EVERY) -> PipelineLike:
     """The full pipeline for a calibrated table; without a calibration, tags are only found (for the wizard).
-    Cameras, videos and recordings are all scanned alike (the sweep of vision/windowed.py), so a recording
-    replays exactly as it was ruled live."""
+    Cameras, videos and recordings are all scanned alike (vision/windowed.py), so a recording replays exactly as
+    it was ruled live; fine_every 1 (a full scan a frame) for a folder of images, which says nothing of how far
+    apart they were taken (as `tablesight replay` scans one)."""
     with setup.lock:
         cal, roster, terrain, game = setup.calibration, setup.roster, setup.terrain, setup.game
     if cal is None:
@@ -88,7 +90,7 @@ def make_pipeline(setup: TableSetup) -> PipelineLike:
     with setup.lock:
         game_setup, declarations = setup.game_setup, setup.declarations
     return Pipeline(cal, roster, terrain, find_game(game) if game else None, game_setup,
-                    declarations=declarations)
+                    declarations=declarations, fine_every=fine_every)
 
 
 class Runtime:
@@ -107,7 +109,9 @@ class Runtime:
         if settings.source_kind == "phone":
             self.phone = PhoneCamera(lambda: self.live.latest_result, settings.camera_address or "/camera")
         open_feed: Callable[[], Feed] = self._open_live_feed
-        new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup)  # noqa: E731
+        live_every = 1 if self.live_source is not None and not is_session_dir(self.live_source) and \
+            self.live_source.is_dir() else FINE_EVERY  # --replay FOLDER of images
+        new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup, live_every)  # noqa: E731
         if settings.record and settings.source_kind in ("camera", "video", "phone"):
             self.recording = LiveRecording(self.sessions_dir, self.setup, make_pipeline)
             open_feed, new_pipeline = self.recording.feed(open_feed), self.recording.make_pipeline
@@ -318,10 +322,11 @@ class Runtime:
             setup = self._session_setup(path)
             # the loop's thread asks the timeline itself, never through this lock: the lock is held while an old
             # replay is stopped, which waits for that replay's thread (maybe mid-seek, asking for a checkpoint)
-            timeline = Timeline(path, lambda: make_pipeline(setup))
+            every = FINE_EVERY if is_session_dir(path) else 1  # a folder of images: a full scan a frame
+            timeline = Timeline(path, lambda: make_pipeline(setup, every))
             loop = LiveLoop(
                 lambda: RecordingFeed.open(path),
-                lambda: make_pipeline(setup),
+                lambda: make_pipeline(setup, every),
                 roster=lambda: setup.roster,
                 paced=True,
                 at_end="pause",

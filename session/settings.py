@@ -48,9 +48,6 @@ class Settings(BaseModel):
     or an mDNS name); any other name is refused, which defeats DNS rebinding.
     max_upload_bytes / max_json_bytes: size limits of an uploaded image and of a posted JSON body;
     max_uploads / max_camera_upload_bytes: at most this many photos, and bytes in all, for a camera calibration.
-    scan: how the live loop looks for tags: "auto" (a camera or video is swept, session.runtime's
-    LIVE_FINE_SCAN_EVERY; a recording is scanned whole each frame, as `tablesight replay` does) or "sweep"
-    (a recording too is swept, as a camera would be: what `tablesight bench --web` measures).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -25,7 +25,7 @@ log = logging.getLogger("tablesight.timeline")
 CHECKPOINT_EVERY = 15
 """Frames between two pipeline checkpoints: a seek processes at most this many frames before showing."""
 CHECKPOINT_BUDGET_BYTES = 64 * 1024 * 1024
-"""The most a timeline's checkpoints may take (pickled and compressed, ~17 kB each with 10 units; in memory
+"""The most a timeline's checkpoints may take (pickled and compressed, ~24 kB each with 10 units, 9 kB of it the tag detector's state; in memory
 as objects ~150 kB: 2.2 GB for a 2-hour recording at 30 fps). Past it every other checkpoint is dropped and
 they are taken half as often, so a seek in a very long recording may process a few times CHECKPOINT_EVERY."""
 READ_AHEAD_WORKERS = 1

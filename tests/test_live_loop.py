@@ -135,7 +135,7 @@ class _FaultOnFrame(DetectOnly):
         super().__init__()
         self.bad = bad
 
-    def process(self, frame: int, declared: Any = ()) -> _Result:  # type: ignore[override]
+    def process(self, frame: int, declared: Any = (), prepared: Any = None) -> _Result:  # type: ignore[override]
         if frame == self.bad:
             raise ZeroDivisionError("division by zero")
         return _Result(frame, frame / 30.0, _picture(frame))

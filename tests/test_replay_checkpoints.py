@@ -140,7 +140,7 @@ class _FaultAfter(DetectOnly):
         super().__init__()
         self.bad = bad
 
-    def process(self, frame: Any, declared: Any = ()) -> Any:
+    def process(self, frame: Any, declared: Any = (), prepared: Any = None) -> Any:
         if frame.index == self.bad:
             raise KeyError("oops")
         return super().process(frame)

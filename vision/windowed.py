@@ -345,10 +345,10 @@ class WindowedDetector:
         """Forget the tags seen: the next frame gets a full scan."""
         self._last: tuple[TagObservation, ...] = ()
         self._missing: dict[int, tuple[TagObservation, int]] = {}
-        self._patches: tuple[Patch | None, ...] = ()
-        """For each of `_last`: the tiles round it in the frame it was measured in (None: look again)."""
         """Tags seen recently but not last frame (covered, flickering at the detector's limit): id -> (where
         last seen, frames since)."""
+        self._patches: tuple[Patch | None, ...] = ()
+        """For each of `_last`: the tiles round it in the frame it was measured in (None: look again)."""
         self._next_cell = -1
         self._size: tuple[int, int] | None = None
         self._t: float | None = None
@@ -437,6 +437,8 @@ class WindowedDetector:
         a = TILE_PX * self.decimate
         height, width = gray.shape
         rows, cols = height // a, width // a
+        if rows < 1 or cols < 1:  # a frame smaller than a tile: nothing to compare
+            return np.zeros((max(rows, 0), max(cols, 0)), np.float32)
         tiles = cv2.resize(gray[: rows * a, : cols * a], (cols, rows), interpolation=cv2.INTER_AREA).astype(np.float32)
         k = CHANGE_AREA_TILES
         return np.asarray(tiles - cv2.blur(tiles, (k, k), borderType=cv2.BORDER_REFLECT), np.float32)
