@@ -2,8 +2,8 @@
 a frame arriving to its overlays drawn in a real browser (what `tablesight bench --web` reports).
 
 The real server (`create_app`, uvicorn on 127.0.0.1 and a free port, in a thread of this process, as
-`tablesight serve` runs it) plays a recorded session in a loop, looked at as a camera is (the sweep of
-vision/windowed.py, not the whole-frame scan a replay gets), free-running (`speed` times the recorded
+`tablesight serve` runs it) plays a recorded session in a loop (scanned as a camera is, vision/windowed.py; it
+plays on with nobody watching, where the sample would wait), free-running (`speed` times the recorded
 pace, 16x by default: faster than any pipeline here, so frames come as fast as the pipeline takes them, as
 with a camera). Each window counts the frames the live loop published over `seconds`:
 
@@ -80,7 +80,7 @@ def serving(session: Path, work: Path) -> Iterator[tuple[str, Any]]:
 
     port = _free_port()
     settings = Settings(host="127.0.0.1", port=port, source_kind="sample", source=str(session), loop_sample=True,
-                        sessions_dir=work / "sessions", setup_dir=work / "setup")
+                        sessions_dir=work / "sessions", setup_dir=work / "setup", sample_idles=False)
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", **UVICORN_OPTIONS))
     thread = threading.Thread(target=server.run, name="tablesight-bench-server", daemon=True)

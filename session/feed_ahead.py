@@ -46,7 +46,9 @@ class FeedAhead:
         self.prepared: Any = None
         """The prepared part of the frame the last `read()` returned (None: not prepared)."""
         self.read_at = 0.0
-        """Wall clock (time.time) when the frame the last `read()` returned was read from the feed."""
+        """Wall clock (time.time) when the frame the last `read()` returned came: when it was read from a live
+        feed (a camera's frame is as old as that), when it was taken from a recording (played at its pace, its
+        frame is due then, however early it was read)."""
 
     def _start(self) -> Future[tuple[Any, Any, float]]:
         """Read and prepare the next frame on a daemon thread of its own (a camera stuck in its read does not
@@ -88,6 +90,8 @@ class FeedAhead:
             return frame
         fut, self._next = self._next, None
         frame, self.prepared, self.read_at = (fut or self._start()).result()
+        if isinstance(self, SeekableFeedAhead):
+            self.read_at = time.time()
         if frame is not None and ahead:
             self._next = self._start()
         return frame

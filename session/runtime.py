@@ -121,7 +121,7 @@ class Runtime:
             roster=lambda: self.setup.roster,
             paced=settings.source_kind in ("sample", "replay", "video"),
             at_end="loop" if settings.source_kind == "sample" and settings.loop_sample else "pause",
-            idle_unwatched_s=SAMPLE_IDLE_S if settings.source_kind == "sample" else None,
+            idle_unwatched_s=SAMPLE_IDLE_S if settings.source_kind == "sample" and settings.sample_idles else None,
             jpeg_quality=settings.jpeg_quality,
             name="live",
         )

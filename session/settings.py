@@ -48,6 +48,8 @@ class Settings(BaseModel):
     or an mDNS name); any other name is refused, which defeats DNS rebinding.
     max_upload_bytes / max_json_bytes: size limits of an uploaded image and of a posted JSON body;
     max_uploads / max_camera_upload_bytes: at most this many photos, and bytes in all, for a camera calibration.
+    sample_idles: the sample waits once nobody has watched it for a few seconds (session.runtime.SAMPLE_IDLE_S);
+    False: it plays on (`tablesight bench --web` times it with nobody watching).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -70,6 +72,7 @@ class Settings(BaseModel):
     max_camera_upload_bytes: Annotated[int, Field(gt=0)] = 160 * MIB
     jpeg_quality: Annotated[int, Field(ge=10, le=100)] = 80
     loop_sample: bool = True
+    sample_idles: bool = True
     record: bool = True
     https: bool = False
     camera_address: str | None = None
