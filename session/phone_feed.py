@@ -197,7 +197,7 @@ class PhoneCamera:
                 index, self._given = self._given, self._given + 1
                 self._measuring = arrived
                 self.size = (int(image.shape[1]), int(image.shape[0]))
-            return Frame(index=index, t=round(arrived.at - self._t0, 6), image=image)
+            return Frame(index=index, t=round(arrived.at - self._t0, 6), image=image, jpeg=arrived.jpeg)
 
     def close(self) -> None:
         """The loop let go of the feed (it stops, or reopens its source): nothing to release, the phone stays

@@ -277,8 +277,8 @@ class LiveRecording:
                 source_index = int(frame.index)
                 # the live run rules the very pixels the recording keeps (its JPEG, decoded as a replay decodes
                 # it), so that a replay of the folder gives the verdicts given live
-                try:
-                    encoded = encode_frame(image, RECORD_JPEG_QUALITY, index)
+                try:  # a phone's own JPEG is kept as it came (not compressed twice)
+                    encoded = frame.jpeg if frame.jpeg is not None else encode_frame(image, RECORD_JPEG_QUALITY, index)
                     image = decode_frame_bytes(encoded, f"frame {index} of {take.name}")
                 except Exception as err:  # noqa: BLE001 - a frame that cannot be kept stops the recording, not the game
                     self._fail(take, f"Recording {take.name} stopped: frame {index} cannot be kept as a JPEG "

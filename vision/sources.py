@@ -48,6 +48,8 @@ class Frame:
     index: int
     t: float
     image: np.ndarray
+    jpeg: bytes | None = None
+    """The JPEG `image` was decoded from, when the source sent one (a phone): a recording keeps it as it is."""
 
 
 @dataclass(frozen=True)
