@@ -49,6 +49,9 @@ log = logging.getLogger("tablesight.live")
 
 WARMUP_FRAMES = 12
 """Frames processed silently before a sought-to frame, so that tracks settle as they would in play."""
+RECENT_RESULTS = 4
+"""Frames shown that the loop keeps (a 4K frame is 25 MB): a table calibrated from the live feed uses the one
+whose anchors agree best, so a hand passing over an anchor in the newest frame does not spoil it."""
 EVENT_LOG_SIZE = 5000
 DECLARE_TIMEOUT_S = 10.0
 """How long a declaration waits for the loop to rule it before the request gives up."""
@@ -148,6 +151,8 @@ class LiveLoop:
         self._moves: dict[int, dict[str, Any]] = {}
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG_SIZE)
         self.latest_result: FrameLike | None = None
+        self.recent_results: deque[FrameLike] = deque(maxlen=RECENT_RESULTS)
+        """The last few frames shown (newest last): calibrating from the live feed takes the best of them."""
         self.idle = False
         """True while the loop waits for someone to watch (see `idle_unwatched_s`)."""
         self.latest_positions: dict[int, dict[str, Any]] = {}
@@ -608,6 +613,7 @@ class LiveLoop:
         self._last_pub = now
         self._frame_index = int(result.frame_index)
         self.latest_result = result
+        self.recent_results.append(result)
         self.latest_positions = {u["tag"]: u for u in message["units"]}
         message["pipeline_status"] = self._pipeline.status if self._pipeline is not None else ""
         message["captured_at"] = round(captured_at, 4)  # time.time() when the frame was read, seconds

@@ -221,6 +221,28 @@ def test_calibration_from_live_frame_reports_residual(client: TestClient) -> Non
     assert a["residual_in"] < 0.02
 
 
+def test_calibration_from_the_live_feed_takes_its_best_recent_frame(client: TestClient) -> None:
+    """A hand over an anchor in the newest frame: the table is calibrated from an earlier frame of the last few,
+    whose four anchors agree, and says which."""
+    import dataclasses
+
+    live = client.app.state.runtime.live  # type: ignore[attr-defined]
+    assert live.wait_for_frame(20)
+    live.pause()  # no newer frame pushes the covered one out
+    try:
+        time.sleep(0.3)
+        good = live.latest_result
+        assert good is not None
+        covered = good.image.copy()
+        covered[:, :200] = 128  # a hand over anchors 0 and 3
+        live.recent_results.append(dataclasses.replace(good, image=covered, frame_index=good.frame_index + 1000))
+        a = client.post("/api/calibration/table", data={"board": "30x22"}).json()
+    finally:
+        live.play()
+    assert a["ok"] and a["anchors_found"] == [0, 1, 2, 3] and a["residual_in"] < 0.02, a
+    assert a["source"] != f"live frame {good.frame_index + 1000}" and a["frames_tried"] >= 2
+
+
 def test_calibration_upload_missing_anchors_and_not_an_image(client: TestClient, sessions_root: Path) -> None:
     import cv2
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -94,16 +94,37 @@ async def calibrate_table_route(
     if image is not None:
         data = await read_upload(image, settings.max_upload_bytes)
         name = image.filename or "The upload"
-        return await run_in_threadpool(_calibrate_table, runtime, w, d, lambda: decode_image(data, name),
-                                       image.filename or "upload")
-    result = runtime.live.latest_result
-    if result is None:
+        return await run_in_threadpool(_calibrate_table, runtime, w, d,
+                                       [(lambda: decode_image(data, name), image.filename or "upload")])
+    recent = list(reversed(runtime.live.recent_results))
+    if not recent:
         raise UploadError("No camera frame has arrived yet; wait for the picture or upload a photo.")
-    return await run_in_threadpool(_calibrate_table, runtime, w, d, lambda: result.image,
-                                   f"live frame {result.frame_index}")
+    return await run_in_threadpool(_calibrate_table, runtime, w, d,
+                                   [(_picture_of(r), f"live frame {r.frame_index}") for r in recent])
 
 
-def _calibrate_table(runtime: Any, w: float, d: float, picture: Callable[[], np.ndarray], source: str) -> dict[str, Any]:
+def _picture_of(result: Any) -> Callable[[], np.ndarray]:
+    return lambda: np.asarray(result.image)
+
+
+def _calibrate_table(runtime: Any, w: float, d: float,
+                     pictures: Sequence[tuple[Callable[[], np.ndarray], str]]) -> dict[str, Any]:
+    """Calibrate from the picture among `pictures` (newest first) whose anchors agree best: a hand over an anchor
+    or a blurred frame spoils one frame of the live feed, not the next; if none calibrates, the newest's answer."""
+    tried = [_fit_table(runtime, w, d, picture, source) for picture, source in pictures]
+    good = [(answer, cal) for answer, cal in tried if cal is not None]
+    if not good:
+        return tried[0][0]
+    answer, cal = min(good, key=lambda ac: ac[1].residual_in)
+    runtime.set_calibration(cal)
+    if len(pictures) > 1:
+        answer["frames_tried"] = len(pictures)
+    return answer
+
+
+def _fit_table(runtime: Any, w: float, d: float, picture: Callable[[], np.ndarray],
+               source: str) -> tuple[dict[str, Any], Any]:
+    """The calibration answer for one picture, and its TableCalibration (None: it does not calibrate)."""
     frame = picture()
     layout = default_layout(w, d)
     tags = detect_tags(gray_frame(frame))
@@ -125,8 +146,7 @@ def _calibrate_table(runtime: Any, w: float, d: float, picture: Callable[[], np.
         cal = calibrate_table(found, layout, size, _camera_of(runtime))
     except CalibrationError as err:
         answer["message"] = str(err)
-        return answer
-    runtime.set_calibration(cal)
+        return answer, None
     answer.update(
         ok=True,
         residual_in=round(float(cal.residual_in), 4),
@@ -137,7 +157,7 @@ def _calibrate_table(runtime: Any, w: float, d: float, picture: Callable[[], np.
         message=cal.warning or f"Calibrated: anchor corners agree to {cal.residual_in:.3f}\" RMS.",
         advice=mount_advice(cal).sentences(),
     )
-    return answer
+    return answer, cal
 
 
 @router.get("/api/calibration")
