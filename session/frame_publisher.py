@@ -93,6 +93,9 @@ class FramePublisher:
         """The newest frame stays on show (paused, ended): publish it with its picture if it went out without one
         (again, without the events and verdicts it already carried)."""
         with self._cond:
+            end = time.monotonic() + 5.0
+            while self._busy and self._pending is None and time.monotonic() < end:
+                self._cond.wait(0.1)  # a frame going out now is the newest: wait to know if it had its picture
             if self._pending is not None:
                 self._pending.picture = True
                 return
