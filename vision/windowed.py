@@ -283,8 +283,10 @@ def _still(tiles: np.ndarray | None, ref: Patch) -> bool:
 
 def _same_tag(found: LibraryTag | TagObservation, tag: TagObservation) -> bool:
     """True if `found` is `tag` seen again: the same id, its centre within half the tag's side."""
+    if found.id != tag.id:  # most pairs: no arithmetic (this runs for every kept tag against every fresh one)
+        return False
     c = np.asarray(found.corners_px, np.float64).mean(axis=0)
-    return found.id == tag.id and float(np.hypot(*(c - tag.corners_px.mean(axis=0)))) < 0.5 * tag.side_px
+    return float(np.hypot(*(c - tag.corners_px.mean(axis=0)))) < 0.5 * tag.side_px
 
 
 def _order(t: TagObservation) -> tuple[int, float, float]:
@@ -500,7 +502,7 @@ class WindowedDetector:
         if self.changes:
             changed = self.changed_windows(self._tiles, ahead.tiles, width, height) if self._tiles is not None else None
             if changed is None:
-                return self._full(gray)
+                return self._full(gray, ahead)
             self._tiles = ahead.tiles
         self.scanned_px = ((cell.x1 - cell.x0) // self.decimate) * ((cell.y1 - cell.y0) // self.decimate)
         # tags whose picture has not changed since they were measured keep that measurement; the rest are looked
@@ -576,7 +578,11 @@ class WindowedDetector:
             tags = ahead.full
         else:
             tags = detect_tags(gray, decimate=self.decimate)
-        self._tiles = self.tile_means(gray) if self.fine_every > 1 and self.changes else None
+        made = ahead is not None and ahead.tiles is not None and ahead.key[:3] == (width, height, self.decimate)
+        if not (self.fine_every > 1 and self.changes):
+            self._tiles = None
+        else:  # the tiles made ahead, when they were made of this frame size and decimation
+            self._tiles = ahead.tiles if made and ahead is not None else self.tile_means(gray)
         self._remember(tags, [self._patch(self._tiles, t) for t in tags])
         self._size = (width, height)
         self.cells = self.cells_for(width, height)
