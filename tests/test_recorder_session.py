@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -109,6 +110,7 @@ def test_torn_last_index_line_is_the_lost_frame_and_is_ignored(tmp_path: Path) -
 
 CHILD = r"""
 import sys, time
+import cv2
 import numpy as np
 sys.path.insert(0, sys.argv[2])
 from vision.recorder import Recorder
@@ -159,3 +161,34 @@ def test_sigkill_mid_session_loses_at_most_the_frame_being_written(tmp_path: Pat
     assert len(on_disk) - n <= 1  # at most the frame being written is complete but not yet indexed
     assert len(list(session.glob("*.tmp"))) <= 1  # at most the frame being written is half-written
     assert json.loads((session / "roster.json").read_text()) == {"units": []}
+
+
+def test_a_live_frame_that_cannot_be_kept_stops_the_recording_not_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Live frames are ruled as the recording keeps them (its JPEG, decoded). A frame that cannot be made into
+    that JPEG stops the recording with one sentence, keeps the frames before it on disk, and still goes on to the
+    game, as the camera gave it."""
+    import session.recording as recording
+    from session.runtime import make_pipeline
+    from session.table_setup import TableSetup
+    rec = recording.LiveRecording(tmp_path / "sessions", TableSetup(), make_pipeline)
+    rec.make_pipeline()
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 255, (48, 64, 3), dtype=np.uint8)
+    first = rec.take_frame(Frame(index=7, t=1.0, image=image), "test camera")
+    assert first.index == 0 and first.t == 0.0
+    kept = cv2.imdecode(np.frombuffer(recording.encode_frame(image, recording.RECORD_JPEG_QUALITY), np.uint8),
+                        cv2.IMREAD_UNCHANGED)
+    assert np.array_equal(first.image, kept)  # the JPEG's pixels, not the camera's
+    name = rec.name
+
+    def refuse(*_: object) -> bytes:
+        raise FrameError("Frame 1 could not be encoded as JPEG.")
+
+    monkeypatch.setattr(recording, "encode_frame", refuse)
+    second = rec.take_frame(Frame(index=8, t=1.1, image=image), "test camera")
+    assert second.index == 1 and np.array_equal(second.image, image)  # the game goes on with the camera's frame
+    assert rec.name is None and "stopped" in rec.note and "frame 1" in rec.note and rec.note.count(". ") <= 1
+    rec.close()
+    assert len(read_index(tmp_path / "sessions" / str(name))) == 1  # the frame before it is on disk
