@@ -397,3 +397,13 @@ def test_a_tag_put_down_anywhere_is_found_in_that_very_frame_where_the_picture_c
         assert det.last_scan == "windows" and tag.id == i
         assert np.abs(tag.corners_px - detect_tags(gray, decimate=1)[0].corners_px).max() < CORNER_TOL_PX
         assert det.detect(lit.astype(np.uint8), 3 + k) == ()  # taken away again: the next frame has none
+
+
+def test_a_sliver_of_a_frame_finds_nothing_and_crashes_nothing() -> None:
+    """A frame thinner than a tile (here 10 x 800 px at decimation 4: 2 px once decimated, where pupil-apriltags
+    would crash the process) gives no tags, frame after frame, full scan and windowed alike."""
+    det = WindowedDetector(decimate=4)
+    sliver = np.full((10, 800), 128, np.uint8)
+    assert det.detect(sliver, 0, 0.0) == () and det.last_scan == "full"
+    assert det.detect(sliver, 1, 0.033) == () and det.last_scan == "windows"
+    assert detect_tags(sliver.T.copy(), decimate=4) == ()

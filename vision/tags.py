@@ -55,6 +55,9 @@ across (tests/test_vision_tags.py, tests/test_vision_render.py)."""
 DECIMATED_TAG_PX = 12.0
 """Decimation rule: the smallest tag's black square must still span this many px after decimation."""
 
+MIN_DECIMATED_SIDE_PX = 4
+"""An image (or window) narrower than this after decimation is not given to the library: no tag fits in it, and
+pupil-apriltags 1.0.4 crashes the process on a side of 2 px or less (a 10 x 800 frame at decimation 4)."""
 MAX_DECIMATE = 4
 
 BORDER_GUARD_PX = 1.0
@@ -231,6 +234,8 @@ def library_tags(
         image = gray[y0 : y0 + rh, x0 : x0 + rw]
         if image.shape[0] < 8 or image.shape[1] < 8:
             return []
+    if min(image.shape[:2]) // int(decimate) < MIN_DECIMATED_SIDE_PX:
+        return []  # no tag fits; and pupil-apriltags crashes (segfault) on a decimated side of 2 px or less
     raw = (detector or _detector()).detect(np.ascontiguousarray(image), int(decimate), refine_edges)
     h, w = image.shape
     g = BORDER_GUARD_PX

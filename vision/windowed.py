@@ -453,6 +453,8 @@ class WindowedDetector:
         more than CHANGE_FULL_FRACTION of the frame (a full scan is due)."""
         if before.shape != now.shape:
             return None
+        if now.size == 0:  # a frame smaller than a tile
+            return []
         changed = (cv2.absdiff(before, now) > CHANGE_GREY).astype(np.uint8)
         if not changed.any():
             return []
