@@ -20,12 +20,13 @@ Where the picture changed. Each frame's mean grey a threshold tile, less the mea
 (`tile_means`: light that changes smoothly over the table cancels), is compared with the last frame's; round
 every tile that moved by more than CHANGE_GREY a window is scanned at once (`changed_windows`). So a base
 put down anywhere, or uncovered by a hand that moves away, is read in the very frame it shows; when most of
-the frame changed (the light switched, the camera knocked) the frame gets a full scan. And a tag whose own
-tiles have not moved by more than STILL_GREY since the frame it was measured in keeps that measurement
-without a scan: it stands where it stood (within ~0.16 px).
+the frame changed (the light switched, the camera knocked) the frame gets a full scan. And a tag whose tiles,
+fitted to a small motion since the frame it was measured in, moved by at most KEEP_PX and show nothing else
+(vision/stillness.py) keeps that measurement without a scan: it stands where it stood.
 
-Every frame it also scans the whole frame at a coarse decimation (a ~320x180 image): a tag with a black
-square of `DECIMATED_TAG_PX` coarse px or more (72 px at 1080p) placed anywhere gets a window at once.
+Every COARSE_EVERY-th frame (by frame number) it also scans the whole frame at a coarse decimation (a ~320x180
+image): a tag with a black square of `DECIMATED_TAG_PX` coarse px or more (72 px at 1080p) placed anywhere gets
+a window within COARSE_EVERY frames, whether or not the picture changed round it.
 What neither finds (a tag that became readable with no change to the picture) the sweep finds: the frame is
 cut into at most `fine_every` cells (`sweep_cells`: the grid whose largest cell is smallest), each core
 grown on every side by half the outer box of the biggest tag the coarse scan may miss plus the context, and
@@ -65,6 +66,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from vision.stillness import Reference, reference, still
 from vision.tags import (
     DECIMATED_TAG_PX,
     MAX_DECIMATE,
@@ -78,10 +80,14 @@ from vision.tags import (
     observations,
 )
 
-FINE_EVERY = 30
-"""The sweep covers the whole frame at the fine decimation in this many frames (at most; a second at 30 fps):
-the backstop for a tag that became readable with no change to the picture (a base put down is read where the
-picture changed, at once)."""
+FINE_EVERY = 60
+"""The sweep covers the whole frame at the fine decimation in this many frames (at most; 2 s at 30 fps): the
+backstop for a tag that became readable with no change to the picture (a base put down is read where the
+picture changed, at once). Each cell reaches ~80 px (1080p) past its core on every side, so shorter sweeps
+cost more pixels a frame: 178 k at 30 cells, 110 k at 60."""
+COARSE_EVERY = 2
+"""Frames numbered k with k % COARSE_EVERY == 0 get the coarse scan (~6 ms of a core at 1080p): it only backs up
+the windows round what changed, for tags too big for the sweep's cells."""
 MARGIN_SIDES = 1.5
 """A window reaches this many sides of the smallest expected tag (`min_tag_px`; the tag's own side when
 that is not given) beyond the tag's white border: a 0.5" tag's side is 0.5", so 0.75" of slide a frame at
@@ -108,11 +114,6 @@ neighbours alike and is not a change; camera noise moves a tile by ~1 level, a t
 by ~100. (On rendered 1080p frames whose light changes direction every frame, 99 % of tiles move less than
 15 levels.)"""
 CHANGE_AREA_TILES = 7
-STILL_GREY = 6.0
-"""A tag whose tiles (those round its white border, as `tile_means` gives them) have each moved by at most this
-since the frame it was last measured in stands where it stood: it is not scanned again and keeps that
-measurement. Its edges carry ~150 grey levels of contrast, so a slide of 0.16 px moves the tiles on them by
-6 levels (at 1080p from 36" up, 0.16 px is ~0.006"); camera noise moves a tile by ~1."""
 CHANGE_FULL_FRACTION = 0.5
 """When the windows round what changed would cover more than this share of the frame (the light was switched,
 the camera knocked), the frame gets a full scan instead."""
@@ -254,7 +255,8 @@ class AheadScan(NamedTuple):
     """What can be scanned of a frame before the frames before it are done (`WindowedDetector.scan_ahead`)."""
 
     key: tuple[int, int, int, int, Window | None]
-    """(width, height, fine decimation, coarse decimation, cell) it was made for; (.., 0, None): a full scan."""
+    """(width, height, fine decimation, coarse decimation (0: none this frame), cell) it was made for; (.., 0,
+    None): a full scan."""
     coarse: tuple[LibraryTag, ...]
     """The whole frame's tags at the coarse decimation (no edge refinement)."""
     fine: tuple[LibraryTag, ...]
@@ -263,22 +265,6 @@ class AheadScan(NamedTuple):
     """The frame's mean grey a threshold tile (`tile_means`), which tells where it changed from the last."""
     full: tuple[TagObservation, ...] | None = None
     """A full scan's tags (`detect_tags` at the fine decimation), for a detector with fine_every 1."""
-
-
-class Patch(NamedTuple):
-    """The `tile_means` round a tag (rows r0.., columns c0..) in the frame it was measured in."""
-
-    r0: int
-    c0: int
-    tiles: np.ndarray
-
-
-def _still(tiles: np.ndarray | None, ref: Patch) -> bool:
-    """True if the tiles at `ref`'s place moved by at most STILL_GREY each since `ref` was taken."""
-    if tiles is None:
-        return False
-    now = tiles[ref.r0 : ref.r0 + ref.tiles.shape[0], ref.c0 : ref.c0 + ref.tiles.shape[1]]
-    return now.shape == ref.tiles.shape and float(np.abs(now - ref.tiles).max()) <= STILL_GREY
 
 
 def _same_tag(found: LibraryTag | TagObservation, tag: TagObservation) -> bool:
@@ -300,10 +286,10 @@ class WindowedDetector:
     min_tag_px: the smallest expected tag's black-square side, px: it picks the fine decimation as
     `detect_tags` does (`decimate` overrides that) and sizes the windows (MARGIN_SIDES). fine_every: the
     sweep's length, frames (1: every frame is a full scan, as `detect_tags`). coarse: run the coarse
-    full-frame scan every frame (without it a tag bigger than the sweep's overlap, `sweep_tag_px`, that
+    full-frame scan every COARSE_EVERY frames (without it a tag bigger than the sweep's overlap, `sweep_tag_px`, that
     straddles a cell's edge may never be found). changes: scan at once, at the fine decimation, round every
-    tile that changed since the last frame (and the whole frame when most of it did). Not thread-safe: one loop feeds it frames in order. A new
-    detector (or `reset`) starts with a full scan.
+    tile that changed since the last frame (and the whole frame when most of it did). Not thread-safe: one loop
+    feeds it frames in order. A new detector (or `reset`) starts with a full scan.
     """
 
     def __init__(
@@ -349,8 +335,8 @@ class WindowedDetector:
         self._missing: dict[int, tuple[TagObservation, int]] = {}
         """Tags seen recently but not last frame (covered, flickering at the detector's limit): id -> (where
         last seen, frames since)."""
-        self._patches: tuple[Patch | None, ...] = ()
-        """For each of `_last`: the tiles round it in the frame it was measured in (None: look again)."""
+        self._refs: tuple[Reference | None, ...] = ()
+        """For each of `_last`: its tiles in the frame it was measured in (vision/stillness.py; None: look again)."""
         self._next_cell = -1
         self._size: tuple[int, int] | None = None
         self._t: float | None = None
@@ -426,12 +412,18 @@ class WindowedDetector:
             return AheadScan((width, height, self.decimate, 0, None), (), (), full=full)
         cells = self.cells_for(width, height)
         cell = cells[int(index) % len(cells)]
-        d = coarse_decimation(width, height, self.decimate)
-        coarse = tuple(library_tags(gray, d, refine_edges=False, detector=detector)) if self.coarse else ()
+        d = self._coarse_for(width, height, int(index))
+        coarse = tuple(library_tags(gray, d, refine_edges=False, detector=detector)) if d else ()
         roi = (cell.x0, cell.y0, cell.x1 - cell.x0, cell.y1 - cell.y0)
         fine = [f for f in library_tags(gray, self.decimate, roi=roi, detector=detector)
                 if trusted(cell, outer_box(f.corners_px), self.context_px, width, height)]
         return AheadScan((width, height, self.decimate, d, cell), coarse, tuple(unique(fine)), self.tile_means(gray))
+
+    def _coarse_for(self, width: int, height: int, index: int) -> int:
+        """The coarse scan's decimation for frame `index` (0: this frame has none)."""
+        if not self.coarse or index % COARSE_EVERY:
+            return 0
+        return coarse_decimation(width, height, self.decimate)
 
     def tile_means(self, gray: np.ndarray) -> np.ndarray:
         """The mean grey of each threshold tile (TILE_PX x decimation px square; partial tiles at the right and
@@ -496,7 +488,7 @@ class WindowedDetector:
             self._next_cell += 1
             index = self._next_cell
         cell = cells[int(index) % len(cells)]
-        d = coarse_decimation(width, height, self.decimate)
+        d = self._coarse_for(width, height, int(index))
         if ahead is None or ahead.key != (width, height, self.decimate, d, cell) or ahead.tiles is None:
             ahead = self.scan_ahead(gray, int(index))
         assert ahead.tiles is not None
@@ -507,14 +499,14 @@ class WindowedDetector:
                 return self._full(gray, ahead)
             self._tiles = ahead.tiles
         self.scanned_px = ((cell.x1 - cell.x0) // self.decimate) * ((cell.y1 - cell.y0) // self.decimate)
-        # tags whose picture has not changed since they were measured keep that measurement; the rest are looked
-        # for in a tight window round where they were
-        kept = [i for i, ref in enumerate(self._patches) if ref is not None and _still(ahead.tiles, ref)]
+        # tags that stand where they were measured (vision/stillness.py) keep that measurement; the rest are
+        # looked for in a tight window round where they were
+        kept = [i for i, ref in enumerate(self._refs) if still(gray, ref)]
         kept_tags = [self._last[i] for i in kept]
         kept_set = set(kept)
         look = [t for i, t in enumerate(self._last) if i not in kept_set]
         small = [self.window_round(t.corners_px, width, height, still=True) for t in look]
-        if self.coarse:
+        if d:
             self.scanned_px += (width // d) * (height // d)
             looked = [cell, *merge_windows(small)]
             for found in ahead.coarse:
@@ -539,7 +531,7 @@ class WindowedDetector:
         # a kept tag found afresh (its window, the cell or a change round it scanned it) takes the new measurement
         kept = [i for i in kept if not any(_same_tag(f, self._last[i]) for f in fresh)]
         both = [*fresh, *(self._last[i] for i in kept)]
-        refs = [self._patch(ahead.tiles, t) for t in fresh] + [self._patches[i] for i in kept]
+        refs = [self._reference(gray, t) for t in fresh] + [self._refs[i] for i in kept]
         order = sorted(range(len(both)), key=lambda k: _order(both[k]))
         tags = tuple(both[k] for k in order)
         self.kept = tuple(sorted(self._last[i].id for i in kept))
@@ -585,7 +577,7 @@ class WindowedDetector:
             self._tiles = None
         else:  # the tiles made ahead, when they were made of this frame size and decimation
             self._tiles = ahead.tiles if made and ahead is not None else self.tile_means(gray)
-        self._remember(tags, [self._patch(self._tiles, t) for t in tags])
+        self._remember(tags, [self._reference(gray, t) for t in tags])
         self._size = (width, height)
         self.cells = self.cells_for(width, height)
         self._next_cell = -1
@@ -596,20 +588,14 @@ class WindowedDetector:
         self.scanned_px = (width // self.decimate) * (height // self.decimate)
         return tags
 
-    def _patch(self, tiles: np.ndarray | None, tag: TagObservation) -> Patch | None:
-        """The tiles round `tag`'s white border (a tile more each side) in `tiles` (None: no tiles, or the tag
-        reaches past the whole tiles at the frame's right or bottom edge)."""
-        if tiles is None:
+    def _reference(self, gray: np.ndarray, tag: TagObservation) -> Reference | None:
+        """What tells, in later frames, whether `tag` still stands where it was measured in `gray` (None: with
+        fine_every 1 every frame is scanned whole, nothing is kept)."""
+        if self.fine_every == 1:
             return None
-        a = TILE_PX * self.decimate
-        x0, y0, x1, y1 = outer_box(tag.corners_px)
-        c0, r0 = max(0, int(x0 // a) - 1), max(0, int(y0 // a) - 1)
-        c1, r1 = int(x1 // a) + 2, int(y1 // a) + 2
-        if c1 > tiles.shape[1] or r1 > tiles.shape[0]:
-            return None
-        return Patch(r0, c0, tiles[r0:r1, c0:c1].copy())
+        return reference(gray, tag.corners_px, outer_box(tag.corners_px), TILE_PX * self.decimate)
 
-    def _remember(self, tags: tuple[TagObservation, ...], patches: Sequence[Patch | None]) -> None:
+    def _remember(self, tags: tuple[TagObservation, ...], refs: Sequence[Reference | None]) -> None:
         """Keep this frame's tags (and the tiles round each when it was measured), and for `fine_every` frames
         where each tag not seen now was last seen."""
         seen = {t.id for t in tags}
@@ -619,4 +605,4 @@ class WindowedDetector:
                 missing[t.id] = (t, 0)
         self._missing = missing
         self._last = tags
-        self._patches = tuple(patches)
+        self._refs = tuple(refs)
