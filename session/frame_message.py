@@ -12,6 +12,7 @@ u = unit, o = owner, l = label, a = where the label goes.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -44,28 +45,67 @@ def _circle(cx: float, cy: float, r: float) -> np.ndarray:
     return _UNIT_CIRCLE * r + (cx, cy)
 
 
-class _Batch:
-    """Collects inch polylines, projects them all in one call, and hands back rounded pixel lists."""
+class ShapeMemo:
+    """Pixel points of inch shapes projected for the last two frames, by what they were made from (a circle's
+    centre, radius and height; a polyline's points): most units stand still from frame to frame, and making and
+    projecting their shapes again is most of a frame's shape work. One calibration at a time (another one
+    empties it); one thread (the live encoder's)."""
 
     def __init__(self) -> None:
-        self.chunks: list[np.ndarray] = []
+        self._calibration: object | None = None
+        self._now: dict[tuple[Any, ...], list[list[float]]] = {}
+        self._before: dict[tuple[Any, ...], list[list[float]]] = {}
 
-    def add(self, pts_xy: np.ndarray, z: float) -> int:
-        pts = np.asarray(pts_xy, dtype=np.float64).reshape(-1, 2)
-        self.chunks.append(np.column_stack([pts, np.full(len(pts), z)]))
-        return len(self.chunks) - 1
+    def begin(self, calibration: object) -> None:
+        """Start a frame projected with `calibration`: what the frame before did not use is forgotten."""
+        if calibration is not self._calibration:
+            self._calibration, self._now, self._before = calibration, {}, {}
+        else:
+            self._before, self._now = self._now, {}
+
+    def get(self, key: tuple[Any, ...]) -> list[list[float]] | None:
+        got = self._now.get(key)
+        if got is None:
+            got = self._before.get(key)
+            if got is not None:
+                self._now[key] = got
+        return got
+
+    def put(self, key: tuple[Any, ...], points: list[list[float]]) -> None:
+        self._now[key] = points
+
+
+class _Batch:
+    """Collects inch polylines, projects them all in one call, and hands back rounded pixel lists (shared with
+    the memo: not to be changed)."""
+
+    def __init__(self, memo: ShapeMemo | None = None) -> None:
+        self.memo = memo
+        self.out: list[list[list[float]] | None] = []
+        self.todo: list[tuple[int, tuple[Any, ...] | None, np.ndarray]] = []
+
+    def add(self, key: tuple[Any, ...] | None, make: Callable[[], np.ndarray], z: float) -> int:
+        """The index of the pixel points of the inch points `make()` at height z (inches); `key` names them
+        for the memo (None: not remembered)."""
+        got = self.memo.get(key) if self.memo is not None and key is not None else None
+        self.out.append(got)
+        if got is None:
+            pts = np.asarray(make(), dtype=np.float64).reshape(-1, 2)
+            self.todo.append((len(self.out) - 1, key, np.column_stack([pts, np.full(len(pts), z)])))
+        return len(self.out) - 1
 
     def project(self, project: Projector) -> list[list[list[float]]]:
-        if not self.chunks:
-            return []
-        allpts = np.concatenate(self.chunks, axis=0)
-        flat = np.round(np.asarray(project(allpts), dtype=np.float64).reshape(-1, 2), 1).tolist()
-        out: list[list[list[float]]] = []
-        i = 0
-        for c in self.chunks:
-            out.append(flat[i : i + len(c)])
-            i += len(c)
-        return out
+        if self.todo:
+            allpts = np.concatenate([c for _, _, c in self.todo], axis=0)
+            flat = np.round(np.asarray(project(allpts), dtype=np.float64).reshape(-1, 2), 1).tolist()
+            i = 0
+            for index, key, chunk in self.todo:
+                self.out[index] = got = flat[i : i + len(chunk)]
+                i += len(chunk)
+                if self.memo is not None and key is not None:
+                    self.memo.put(key, got)
+            self.todo = []
+        return [o if o is not None else [] for o in self.out]
 
 
 def move_trail_overlays(moves: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -140,16 +180,25 @@ def image_shapes(
     overlays: Sequence[Mapping[str, Any]],
     verdicts: Sequence[Mapping[str, Any]],
     anchor_ids: Iterable[int] = (),
+    memo: ShapeMemo | None = None,
 ) -> list[dict[str, Any]]:
-    """Every shape to draw over the camera image, in image pixels (see the module docstring)."""
+    """Every shape to draw over the camera image, in image pixels (see the module docstring); `memo` (begun
+    for this frame's calibration) gives back the points of shapes made the frame before."""
     shapes = tag_shapes(tags, anchor_ids)
-    batch = _Batch()
+    batch = _Batch(memo)
     pending: list[tuple[dict[str, Any], list[int]]] = []
     height = {int(u["tag"]): float(u["z"]) - float(u["base_height_in"]) for u in units}
+
+    def circle(cx: float, cy: float, r: float, z: float) -> int:
+        return batch.add(("circle", cx, cy, r, z), lambda: _circle(cx, cy, r), z)
+
+    def point(x: float, y: float, z: float) -> int:
+        return batch.add(("point", x, y, z), lambda: np.array([[x, y]]), z)
+
     for u in units:
-        idx = batch.add(_circle(u["x"], u["y"], u["radius_in"]), float(u["z"]))
-        lbl = batch.add(np.array([[u["x"], u["y"]]]), float(u["z"]))
-        pending.append(({"k": "base", "s": "base", "u": u["tag"], "o": u["owner"], "col": u["colour"], "l": u["name"]}, [idx, lbl]))
+        x, y, z = float(u["x"]), float(u["y"]), float(u["z"])
+        ids = [circle(x, y, float(u["radius_in"]), z), point(x, y, z)]
+        pending.append(({"k": "base", "s": "base", "u": u["tag"], "o": u["owner"], "col": u["colour"], "l": u["name"]}, ids))
     for ov in overlays:
         pts = np.asarray(ov.get("points") or [], dtype=np.float64).reshape(-1, 2)
         if len(pts) == 0:
@@ -158,20 +207,21 @@ def image_shapes(
         z = max(0.0, height.get(int(unit), 0.0)) if isinstance(unit, int) else 0.0
         base = {"s": ov.get("style", ""), "u": unit, "o": ov.get("owner"), "l": ov.get("label", "")}
         shape = ov.get("shape")
+        cx, cy = float(pts[0, 0]), float(pts[0, 1])
         if shape == "circle":
-            ids = [batch.add(_circle(pts[0, 0], pts[0, 1], float(ov.get("radius", 0))), z)]
-            pending.append(({"k": "poly", "c": True, **base}, ids))
+            pending.append(({"k": "poly", "c": True, **base}, [circle(cx, cy, float(ov.get("radius", 0)), z)]))
         elif shape == "ring":
-            ids = [batch.add(_circle(pts[0, 0], pts[0, 1], float(ov.get("radius", 0))), z)]
+            ids = [circle(cx, cy, float(ov.get("radius", 0)), z)]
             if float(ov.get("inner", 0)) > 0:
-                ids.append(batch.add(_circle(pts[0, 0], pts[0, 1], float(ov["inner"])), z))
+                ids.append(circle(cx, cy, float(ov["inner"]), z))
             pending.append(({"k": "ring", **base}, ids))
         elif shape == "label":
-            pending.append(({"k": "label", **base}, [batch.add(pts[:1], z)]))
+            pending.append(({"k": "label", **base}, [point(cx, cy, z)]))
         else:
             closed = shape == "polygon"
-            dense = _densify(pts, closed)
-            pending.append(({"k": "poly", "c": closed, **base}, [batch.add(dense, z), batch.add(_label_point(pts), z)]))
+            line = batch.add(("line", closed, pts.tobytes(), z), functools.partial(_densify, pts, closed), z)
+            lx, ly = (float(v) for v in _label_point(pts)[0])
+            pending.append(({"k": "poly", "c": closed, **base}, [line, point(lx, ly, z)]))
     by_unit = {int(u["tag"]): u for u in units}
     for v in verdicts:
         outcome = v.get("outcome")
@@ -179,9 +229,9 @@ def image_shapes(
         if outcome not in ("illegal", "too close to call") or not isinstance(unit, int) or unit not in by_unit:
             continue
         u = by_unit[unit]
-        pt = np.array([[u["x"], u["y"] + u["radius_in"] + 0.3]])
         style = "illegal" if outcome == "illegal" else "too-close"
-        pending.append(({"k": "badge", "s": style, "u": unit, "l": "illegal" if style == "illegal" else "too close to call"}, [batch.add(pt, float(u["z"]))]))
+        at = point(float(u["x"]), float(u["y"]) + float(u["radius_in"]) + 0.3, float(u["z"]))
+        pending.append(({"k": "badge", "s": style, "u": unit, "l": "illegal" if style == "illegal" else "too close to call"}, [at]))
     projected = batch.project(project)
     for shape_dict, ids in pending:
         k = shape_dict["k"]
@@ -282,17 +332,20 @@ def build_frame_message(
 
 
 def _image_shapes(result: FrameLike, units: Sequence[Mapping[str, Any]], overlays: Sequence[Mapping[str, Any]],
-                  verdicts: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+                  verdicts: Sequence[Mapping[str, Any]], memo: ShapeMemo | None = None) -> list[dict[str, Any]]:
     cal = result.calibration
     anchors = _anchor_ids(cal)
     if cal is not None:
-        return image_shapes(cal.table_to_image, result.tags, units, overlays, verdicts, anchors)
+        if memo is not None:
+            memo.begin(cal)
+        return image_shapes(cal.table_to_image, result.tags, units, overlays, verdicts, anchors, memo)
     return tag_shapes(result.tags, anchors)
 
 
-def add_image_shapes(message: dict[str, Any], result: FrameLike) -> None:
-    """Fill in the "image_shapes" of a message built with shapes=False from `result` (the same frame's)."""
-    message["image_shapes"] = _image_shapes(result, message["units"], message["overlays"], message["verdicts"])
+def add_image_shapes(message: dict[str, Any], result: FrameLike, memo: ShapeMemo | None = None) -> None:
+    """Fill in the "image_shapes" of a message built with shapes=False from `result` (the same frame's); `memo`:
+    the shapes of the frames before, kept by the one thread that calls this for a feed."""
+    message["image_shapes"] = _image_shapes(result, message["units"], message["overlays"], message["verdicts"], memo)
 
 
 def selection_rings(unit: int, units: Sequence[Mapping[str, Any]], overlays: Sequence[Mapping[str, Any]]

@@ -12,7 +12,6 @@ into the newer message, so the page's event log misses nothing.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import threading
@@ -23,6 +22,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import orjson
 
 from session.broadcast import Broadcast
 
@@ -34,6 +34,8 @@ STREAM_MAX_WIDTH = 1280
 """The picture sent to the pages is scaled down to this width: a 1080p or 4K frame costs the server and every
 browser 2-8x less to encode, send and decode, and the page shows it at ~900 px anyway. Shapes stay in the
 frame's own pixels."""
+STREAM_MIN_WIDTH = 320
+"""...and to the widest any page says it shows it at (`Broadcast.picture_width`), but never below this."""
 
 
 @dataclass
@@ -156,23 +158,27 @@ class FramePublisher:
         now = time.monotonic()
         wanted = item.picture or self.broadcast.watchers > 0 or now - self._last_jpeg >= IDLE_JPEG_INTERVAL_S
         if item.image is not None and wanted:
-            ok, buf = cv2.imencode(".jpg", stream_picture(item.image), [cv2.IMWRITE_JPEG_QUALITY, self._quality])
+            picture = stream_picture(item.image, self.broadcast.picture_width)
+            ok, buf = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, self._quality])
             if ok:
                 jpeg = buf.tobytes()
                 self._last_jpeg = now
-        text = json.dumps(item.message, separators=(",", ":"))
+        text = orjson.dumps(item.message, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY).decode()
         self.broadcast.publish("frame", text, jpeg)
         self._on_published((time.perf_counter() - item.started) * 1000.0)
         return jpeg is not None
 
 
-def stream_picture(image: np.ndarray) -> np.ndarray:
-    """The frame as the pages are sent it: at most STREAM_MAX_WIDTH px wide (the page draws it over the frame's
-    own size, `image_size`, where the pixel shapes are)."""
+def stream_picture(image: np.ndarray, shown_px: int | None = None) -> np.ndarray:
+    """The frame as the pages are sent it: at most STREAM_MAX_WIDTH px wide, and at most `shown_px` (the widest a
+    page shows it at; never below STREAM_MIN_WIDTH). The page draws it over the frame's own size, `image_size`,
+    where the pixel shapes are."""
     h, w = image.shape[:2]
-    if w <= STREAM_MAX_WIDTH:
+    most = STREAM_MAX_WIDTH if shown_px is None else max(STREAM_MIN_WIDTH, min(STREAM_MAX_WIDTH, int(shown_px)))
+    if w <= most:
         return image
-    return cv2.resize(image, (STREAM_MAX_WIDTH, max(1, round(h * STREAM_MAX_WIDTH / w))), interpolation=cv2.INTER_LINEAR)
+    interpolation = cv2.INTER_AREA if w >= 2 * most else cv2.INTER_LINEAR
+    return cv2.resize(image, (most, max(1, round(h * most / w))), interpolation=interpolation)
 
 
 def picture_jpeg(image: np.ndarray, quality: int) -> bytes:

@@ -41,7 +41,7 @@ from session.drivable import (
 )
 from session.feed_ahead import FeedAhead, feed_ahead
 from session.focus import Focus
-from session.frame_message import add_image_shapes, build_frame_message
+from session.frame_message import ShapeMemo, add_image_shapes, build_frame_message
 from session.frame_publisher import FramePublisher
 from session.overrule import correction_of, overrule_key
 
@@ -128,6 +128,8 @@ class LiveLoop:
         self._paced = paced
         self._at_end: AtEnd = at_end
         self._encoder = FramePublisher(self.broadcast, jpeg_quality, name, on_published=self._published)
+        self._shape_memo = ShapeMemo()
+        """The encoder thread's memo of the pixel shapes it made for the frames before (session/frame_message.py)."""
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stop = False
@@ -622,7 +624,7 @@ class LiveLoop:
         self.frames_processed += 1
         # a paused frame stays on show: it gets its picture even with nobody watching yet
         self._encoder.submit(message, result.image, started, picture=not self._playing,
-                             complete=lambda m: add_image_shapes(m, result))
+                             complete=lambda m: add_image_shapes(m, result, self._shape_memo))
 
     def _selected_overlays(self, unit: int) -> list[dict[str, Any]]:
         """A selected unit's rings and bands, asked of the pipeline's game."""
