@@ -27,10 +27,18 @@ class Published:
     jpeg: bytes | None = None
 
 
+@dataclass
+class View:
+    """What one watcher shows the picture at: `width` px across its screen (None: not said; the widest)."""
+
+    width: int | None = None
+
+
 class _Watcher:
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, view: View | None) -> None:
         self.loop = loop
         self.event = asyncio.Event()
+        self.view = view
 
     def notify(self) -> bool:
         try:
@@ -63,6 +71,15 @@ class Broadcast:
     def watchers(self) -> int:
         return len(self._watchers)
 
+    @property
+    def picture_width(self) -> int | None:
+        """The widest any watcher shows the picture at, px (None: one has not said, or nobody watches)."""
+        with self._lock:
+            widths = [w.view.width if w.view is not None else None for w in self._watchers]
+        if not widths or None in widths:
+            return None
+        return max(w for w in widths if w is not None)
+
     def publish(self, kind: str, text: str, jpeg: bytes | None = None) -> Published:
         with self._lock:
             self._seq += 1
@@ -77,12 +94,13 @@ class Broadcast:
                     self._watchers.discard(w)
         return item
 
-    async def watch(self, frames_only: bool = False) -> AsyncGenerator[Published, None]:
+    async def watch(self, frames_only: bool = False, view: View | None = None) -> AsyncGenerator[Published, None]:
         """Yield the newest item each time one is published: the newest frame first, then a newer status.
 
-        A status message (camera lost, paused) never hides a frame published just before it.
+        A status message (camera lost, paused) never hides a frame published just before it. `view`: how wide
+        this watcher shows the picture (it may change while watching; see `picture_width`).
         """
-        watcher = _Watcher(asyncio.get_running_loop())
+        watcher = _Watcher(asyncio.get_running_loop(), view)
         with self._lock:
             self._watchers.add(watcher)
         watcher.event.set()  # hand over what is there already

@@ -48,7 +48,7 @@ def _click_unit(page: Any, tag: int) -> None:
             const c = document.getElementById('camera'), r = c.getBoundingClientRect(), msg = window.tablesight.msg;
             const s = msg.image_shapes.find((s) => s.s === 'base' && s.u === tag);
             const cx = s.p.reduce((a, p) => a + p[0], 0) / s.p.length, cy = s.p.reduce((a, p) => a + p[1], 0) / s.p.length;
-            return [r.left + cx * r.width / c.width, r.top + cy * r.height / c.height];
+            return [r.left + cx * r.width / msg.image_size[0], r.top + cy * r.height / msg.image_size[1]];
         }""",
         tag,
     )

@@ -67,7 +67,7 @@ def _unit_centre_css(page: Any, canvas: str, tag: int) -> tuple[float, float]:
             const c = document.getElementById(canvas), r = c.getBoundingClientRect(), msg = window.tablesight.msg;
             const s = msg.image_shapes.find((s) => s.s === "base" && s.u === tag);
             const cx = s.p.reduce((a, p) => a + p[0], 0) / s.p.length, cy = s.p.reduce((a, p) => a + p[1], 0) / s.p.length;
-            return [r.left + cx * r.width / c.width, r.top + cy * r.height / c.height];
+            return [r.left + cx * r.width / msg.image_size[0], r.top + cy * r.height / msg.image_size[1]];
         }""",
         [canvas, tag],
     ))
@@ -100,8 +100,8 @@ def test_live_page_draws_overlays_on_camera_and_board(server: tuple[str, Any], p
         """() => {
             const c = document.getElementById('camera'), msg = window.tablesight.msg;
             const s = msg.image_shapes.find((s) => s.s === 'base' && s.u === 21);
-            const [x, y] = s.p[0];
-            return Array.from(c.getContext('2d').getImageData(Math.round(x), Math.round(y), 1, 1).data);
+            const [x, y] = s.p[0], k = c.width / msg.image_size[0];  // the canvas holds the picture at its shown size
+            return Array.from(c.getContext('2d').getImageData(Math.round(x * k), Math.round(y * k), 1, 1).data);
         }"""
     )
     r, g, b, _a = pixel

@@ -10,9 +10,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from session.frame_publisher import STREAM_MAX_WIDTH
 from session.settings import Settings
 from tests.webui_server import LocalClient, session_settings
 from tests.webui_session import END_12, START_12, UNITS, make_session
@@ -463,3 +466,36 @@ def test_json_bodies_that_are_not_usable_are_400_in_one_sentence(client: TestCli
         assert 400 <= r.status_code < 500, (path, r.status_code, r.text[:200])
         detail = r.json()["detail"]
         assert isinstance(detail, str) and detail.count(".") >= 1 and "\n" not in detail, (path, detail)
+
+
+def _picture_width(ws: object, expected: int, frames: int = 150) -> int:
+    """The width (px) the pictures settle at: `expected` once 3 come in a row that wide (frames sent before a
+    page's word may still be on their way), else the last one's."""
+    run, width = 0, -1
+    for _ in range(frames):
+        msg = json.loads(ws.receive_text())  # type: ignore[attr-defined]
+        if msg["type"] != "frame":
+            continue
+        jpeg = ws.receive_bytes()  # type: ignore[attr-defined]
+        width = int(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_UNCHANGED).shape[1])
+        run = run + 1 if width == expected else 0
+        if run == 3:
+            break
+    return width
+
+
+def test_pictures_are_sent_no_wider_than_the_widest_page_shows_them(client: TestClient) -> None:
+    with client.websocket_connect("/ws/live") as a:
+        full = int(_frame_message(a)["image_size"][0])  # type: ignore[index]
+        widest = min(full, STREAM_MAX_WIDTH)
+        assert _picture_width(a, widest) == widest  # nothing said: the widest
+        a.send_text(json.dumps({"type": "view", "width": 384}))
+        assert _picture_width(a, 384) == 384
+        a.send_text("not json, and then a view without a width")
+        a.send_text(json.dumps({"type": "view"}))
+        assert _picture_width(a, 384) == 384  # what makes no sense changes nothing
+        with client.websocket_connect("/ws/live") as b:  # a second page that has not said: the widest again
+            assert _picture_width(b, widest) == widest
+            b.send_text(json.dumps({"type": "view", "width": 100}))  # narrower than any picture is sent
+            assert _picture_width(b, 384) == 384
+        assert _picture_width(a, 384) == 384

@@ -1,8 +1,16 @@
 // The frame feed: a WebSocket carrying a JSON message per frame followed by that frame's JPEG (binary).
 // The newest frame wins: while a picture is being decoded, later ones replace the waiting one.
+// `shows`: the canvas the picture is drawn on; the server is told how wide it is on screen (device px), and
+// sends pictures no wider than that (one 900 px across costs a third of a 1280 px one to decode).
 
-export function connectFeed(wsPath, { onFrame, onStatus }) {
-  let ws = null, pendingMsg = null, waiting = null, busy = false, closed = false;
+export function connectFeed(wsPath, { onFrame, onStatus, shows }) {
+  let ws = null, pendingMsg = null, waiting = null, busy = false, closed = false, viewWidth = 0;
+  function sayView() {
+    if (!shows || !ws || ws.readyState !== WebSocket.OPEN) return;
+    const px = Math.ceil((shows.clientWidth * (window.devicePixelRatio || 1)) / 64) * 64;  // steps of 64: no churn
+    if (px > 0 && px !== viewWidth) { viewWidth = px; ws.send(JSON.stringify({ type: "view", width: px })); }
+  }
+  if (shows && window.ResizeObserver) new ResizeObserver(sayView).observe(shows);
   const url = () => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${wsPath}`;
 
   async function drain() {
@@ -40,7 +48,11 @@ export function connectFeed(wsPath, { onFrame, onStatus }) {
       if (onStatus) onStatus({ type: "status", status: "disconnected", message: ev.code === 1008 ? "The access token is missing or wrong; open the address printed when the server started." : "Lost the connection to the Tablesight server; reconnecting…" });
       setTimeout(open, 1000);
     };
-    ws.onopen = () => { if (onStatus) onStatus({ type: "status", status: "connected", message: "" }); };
+    ws.onopen = () => {
+      viewWidth = 0;
+      sayView();
+      if (onStatus) onStatus({ type: "status", status: "connected", message: "" });
+    };
   }
   open();
   return { close() { closed = true; if (ws) ws.close(); } };
@@ -83,7 +95,9 @@ export async function api(path, body, method) {
 export function banner(text, kind) {
   const el = document.getElementById("banner");
   if (!el) return;
+  const cls = `banner ${kind || ""}`;
+  if (el.hidden === !text && el.textContent === (text || "") && el.className === cls) return;  // every frame calls it
   el.hidden = !text;
   el.textContent = text || "";
-  el.className = `banner ${kind || ""}`;
+  el.className = cls;
 }

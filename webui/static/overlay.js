@@ -191,17 +191,27 @@ export function layerOf(s) {
 // The camera canvas: the frame's picture, then every pixel shape. Returns the number of shapes drawn.
 // opts: transparent (no picture: for a stream overlay), layers (a Set: only those layers; "labels" off drops
 // the shapes' words), scale (line widths and text larger, e.g. 1.6 to read across a room).
+// The canvas holds only the pixels the screen shows (its CSS width x devicePixelRatio, at most the image's):
+// a 4K frame drawn at its own size would cost the browser 8 million pixels a frame to paint and then shrink.
+// Shapes come in image px and are drawn through a scale (see imagePoint for a click's way back).
 export function drawCamera(canvas, bitmap, msg, extraShapes = [], opts = {}) {
   const ctx = canvas.getContext("2d");
-  const size = (msg && msg.image_size) || (bitmap ? [bitmap.width, bitmap.height] : null);
-  if (size && (canvas.width !== size[0] || canvas.height !== size[1])) {
-    canvas.width = size[0];
-    canvas.height = size[1];
+  const size = (msg && msg.image_size) || (bitmap ? [bitmap.width, bitmap.height] : [canvas.width, canvas.height]);
+  const shown = canvas.clientWidth * (window.devicePixelRatio || 1);
+  const fit = shown > 0 ? Math.min(1, shown / size[0]) : 1;
+  const w = Math.max(1, Math.round(size[0] * fit)), h = Math.max(1, Math.round(size[1] * fit));
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
   }
-  if (opts.transparent) ctx.clearRect(0, 0, canvas.width, canvas.height);
-  else if (bitmap) ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-  else { ctx.fillStyle = "#111"; ctx.fillRect(0, 0, canvas.width, canvas.height); }
-  const k = Math.max(1, canvas.width / 1280) * (opts.scale || 1);
+  canvas.dataset.imageWidth = String(size[0]);
+  canvas.dataset.imageHeight = String(size[1]);
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  if (opts.transparent) ctx.clearRect(0, 0, w, h);
+  else if (bitmap) ctx.drawImage(bitmap, 0, 0, w, h);
+  else { ctx.fillStyle = "#111"; ctx.fillRect(0, 0, w, h); }
+  ctx.setTransform(w / size[0], 0, 0, h / size[1], 0, 0);
+  const k = Math.max(1, size[0] / 1280) * (opts.scale || 1);
   let n = 0;
   const shapes = opts.shapes || (msg && msg.image_shapes) || [];
   const layers = opts.layers || null;
@@ -214,9 +224,17 @@ export function drawCamera(canvas, bitmap, msg, extraShapes = [], opts = {}) {
   ctx.pendingLabels = [];
   for (const s of all) n += drawPixelShape(ctx, s, k, msg ? msg.selected : null);
   canvas.dataset.hiddenLabels = String(placeLabels(ctx));
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
   canvas.dataset.shapes = String(n);
   canvas.dataset.frame = String(msg ? msg.frame_index : -1);
   return n;
+}
+
+// The image px (of the frame drawn last) under a page point (clientX, clientY) on a camera canvas.
+export function imagePoint(canvas, clientX, clientY) {
+  const r = canvas.getBoundingClientRect();
+  const w = Number(canvas.dataset.imageWidth) || canvas.width, h = Number(canvas.dataset.imageHeight) || canvas.height;
+  return [((clientX - r.left) * w) / r.width, ((clientY - r.top) * h) / r.height];
 }
 
 // ---- the top-down board -------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ export function startOverlay({ wsPath, camera, layers, scale, seconds }) {
   }
 
   connectFeed(wsPath, {
+    shows: camera ? canvas : null,
     onFrame(msg, bitmap) {
       state.msg = msg;
       if (bitmap && last && last !== bitmap) last.close();

@@ -1,4 +1,4 @@
-import { drawCamera, drawBoard, boardView, unitAtPixel, unitAtInches } from "/static/overlay.js";
+import { drawCamera, drawBoard, boardView, imagePoint, unitAtPixel, unitAtInches } from "/static/overlay.js";
 import { connectFeed, api, banner } from "/static/feed.js";
 import { startLayers } from "/static/layers.js";
 
@@ -10,6 +10,13 @@ function fmtPm(pm) {
 // The camera canvas, the board canvas, the side panel and the clicks: shared by the live and replay pages.
 
 const EVENT_LIMIT = 200;
+const PANEL_EVERY_MS = 250;
+// The side panel's figures (fps, latency, frame) are rewritten at most this often.
+let panelShownAt = -Infinity;
+function setText(id, text) {
+  const el = document.getElementById(id);
+  if (el && el.textContent !== String(text)) el.textContent = String(text);
+}
 const GONE_FRAMES = 20;
 // Frames in a row without a unit before its answer is cleared (it left the table).
 
@@ -147,6 +154,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   }
 
   connectFeed(wsPath, {
+    shows: camera,
     onFrame(msg, bitmap, received) {
       msg.selected = state.selected;
       noteUnits(msg.units);
@@ -155,13 +163,16 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       if (state.answer) followAnswer(msg);
       redraw(bitmap);
       const st = msg.status || {};
-      document.getElementById("fps").textContent = st.fps !== undefined ? st.fps.toFixed(1) : "–";
-      const drawMs = performance.now() - received;
-      document.getElementById("latency").textContent = `${(st.latency_ms || 0).toFixed(0)} + ${drawMs.toFixed(0)}`;
-      document.getElementById("frame").textContent = msg.frame_index;
-      document.getElementById("watchers").textContent = st.watchers ?? "–";
-      document.getElementById("board-size").textContent = msg.board && msg.board.w ? `${msg.board.w}" × ${msg.board.d}"` : "(not calibrated)";
-      document.getElementById("status-line").textContent = (msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only") + (msg.pipeline_status ? ` — ${msg.pipeline_status}` : "");
+      const now = performance.now();
+      if (now - panelShownAt >= PANEL_EVERY_MS) {  // words change a few times a second: each change costs a layout
+        panelShownAt = now;
+        setText("fps", st.fps !== undefined ? st.fps.toFixed(1) : "–");
+        setText("latency", `${(st.latency_ms || 0).toFixed(0)} + ${(now - received).toFixed(0)}`);
+        setText("frame", msg.frame_index);
+        setText("watchers", st.watchers ?? "–");
+        setText("board-size", msg.board && msg.board.w ? `${msg.board.w}" × ${msg.board.d}"` : "(not calibrated)");
+        setText("status-line", (msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only") + (msg.pipeline_status ? ` — ${msg.pipeline_status}` : ""));
+      }
       if (msg.events && msg.events.length) addEvents(msg.events);
       const bad = (msg.verdicts || []).filter((v) => v.outcome === "illegal" || v.outcome === "too close to call" || v.event === "declared");
       if (bad.length) addEvents(bad.map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })));
@@ -251,8 +262,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   }
 
   camera.addEventListener("click", (ev) => {
-    const r = camera.getBoundingClientRect();
-    const x = ((ev.clientX - r.left) * camera.width) / r.width, y = ((ev.clientY - r.top) * camera.height) / r.height;
+    const [x, y] = imagePoint(camera, ev.clientX, ev.clientY);
     click(unitAtPixel(state.msg, x, y));
   });
   board.addEventListener("click", (ev) => {
