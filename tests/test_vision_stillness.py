@@ -6,12 +6,13 @@ from __future__ import annotations
 import math
 import pickle
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
-from vision.stillness import KEEP_PX, moved_px, reference, still
+from vision.stillness import KEEP_PX, moved_px, reference, still, tile_grid
 from vision.tags import detect_tags, load_gray
 from vision.windowed import TILE_PX, outer_box
 
@@ -19,9 +20,14 @@ REAL = Path(__file__).resolve().parent / "data" / "apriltag_test"
 PHOTOS = sorted(p.name for p in REAL.glob("*.jpg"))
 
 
+def _ref(gray: np.ndarray, corners: np.ndarray, box: tuple[float, float, float, float] | None = None) -> Any:
+    """The reference of the tag with these corners in `gray` (its outer box unless `box` is given)."""
+    return reference(gray, tile_grid(gray, TILE_PX), corners, outer_box(corners) if box is None else box, TILE_PX)
+
+
 def _tags(name: str) -> tuple[np.ndarray, list]:
     gray = load_gray(REAL / name)
-    tags = [t for t in detect_tags(gray, decimate=1) if reference(gray, t.corners_px, outer_box(t.corners_px), TILE_PX)]
+    tags = [t for t in detect_tags(gray, decimate=1) if _ref(gray, t.corners_px)]
     assert tags, name
     return gray, tags
 
@@ -43,19 +49,20 @@ def test_a_still_tag_is_still_and_a_slide_or_turn_is_measured_in_px(name: str) -
     # the same blur for both: bilinear resampling at a shift of 0 is the photo itself
     then = _moved(gray, np.float64([[1, 0, 1e-9], [0, 1, 0]]))
     for tag in tags:
-        ref = reference(then, tag.corners_px, outer_box(tag.corners_px), TILE_PX)
+        ref = _ref(then, tag.corners_px)
         assert ref is not None
-        assert moved_px(then, ref) < 0.01
+        assert moved_px(tile_grid(then, TILE_PX), ref) < 0.01
         centre = tag.corners_px.mean(axis=0)
         for dx, dy, turn_deg in ((0.05, -0.04, 0.0), (0.3, 0.0, 0.0), (-0.1, 0.25, 0.0), (0.0, 0.0, 0.6)):
             m = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), turn_deg, 1.0)
             m[:, 2] += (dx, dy)
             true = _true_shift(tag.corners_px, m)
-            est = moved_px(_moved(gray, m), ref)
+            now = tile_grid(_moved(gray, m), TILE_PX)
+            est = moved_px(now, ref)
             # never much less than the truth (a tag kept must stand within ~KEEP_PX), and not so much more that
             # still tags are scanned again for nothing
             assert 0.85 * true - 0.02 < est < 1.6 * true + 0.03, f"{name} tag {tag.id}: {est:.3f} px, truly {true:.3f}"
-            assert still(_moved(gray, m), ref) == (est <= KEEP_PX)
+            assert still(now, ref) == (est <= KEEP_PX)
 
 
 @pytest.mark.parametrize("name", PHOTOS)
@@ -68,37 +75,38 @@ def test_light_and_noise_leave_a_tag_still(name: str) -> None:
     ok, jpeg = cv2.imencode(".jpg", now, [cv2.IMWRITE_JPEG_QUALITY, 80])
     now = cv2.imdecode(jpeg, cv2.IMREAD_GRAYSCALE)
     for tag in tags:
-        ref = reference(gray, tag.corners_px, outer_box(tag.corners_px), TILE_PX)
+        ref = _ref(gray, tag.corners_px)
         assert ref is not None
-        assert moved_px(now, ref) < 0.1, f"{name} tag {tag.id}"
+        assert moved_px(tile_grid(now, TILE_PX), ref) < 0.1, f"{name} tag {tag.id}"
 
 
 @pytest.mark.parametrize("name", PHOTOS)
 def test_a_hand_over_a_tag_or_the_tag_taken_away_is_not_still(name: str) -> None:
     gray, tags = _tags(name)
     for tag in tags:
-        ref = reference(gray, tag.corners_px, outer_box(tag.corners_px), TILE_PX)
+        ref = _ref(gray, tag.corners_px)
         assert ref is not None
         x0, y0, x1, y1 = (int(round(v)) for v in outer_box(tag.corners_px))
         covered = gray.copy()
         finger = np.array([[x0, y0], [x0 + (x1 - x0) // 3, y0], [x0 + (x1 - x0) // 2, y1], [x0, y1]], np.int32)
         cv2.fillPoly(covered, [finger], 200)  # a finger over a third of it
-        assert moved_px(covered, ref) == math.inf, f"{name} tag {tag.id}"
+        assert moved_px(tile_grid(covered, TILE_PX), ref) == math.inf, f"{name} tag {tag.id}"
         gone = gray.copy()  # the table where the tag was: the grey round its box
         around = np.concatenate([gray[y0 - 3, x0:x1], gray[y1 + 3, x0:x1]]).astype(np.float64)
         gone[y0 - 2 : y1 + 3, x0 - 2 : x1 + 3] = int(np.median(around))
-        assert moved_px(gone, ref) == math.inf, f"{name} tag {tag.id}"
+        assert moved_px(tile_grid(gone, TILE_PX), ref) == math.inf, f"{name} tag {tag.id}"
 
 
 def test_a_reference_survives_a_checkpoint_and_refuses_the_frame_edge() -> None:
     gray, tags = _tags(PHOTOS[0])
     tag = tags[0]
-    ref = reference(gray, tag.corners_px, outer_box(tag.corners_px), TILE_PX)
+    ref = _ref(gray, tag.corners_px)
     assert ref is not None
     shifted = _moved(gray, np.float64([[1, 0, 0.2], [0, 1, 0.1]]))
     back = pickle.loads(pickle.dumps(ref))
-    assert moved_px(shifted, back) == pytest.approx(moved_px(shifted, ref), abs=1e-9)
-    assert 0.15 < moved_px(shifted, back) < 0.3
+    grid = tile_grid(shifted, TILE_PX)
+    assert moved_px(grid, back) == pytest.approx(moved_px(grid, ref), abs=1e-9)
+    assert 0.15 < moved_px(grid, back) < 0.3
     h, w = gray.shape
-    assert reference(gray, tag.corners_px, (1.0, 10.0, 30.0, 40.0), TILE_PX) is None  # its tiles pass the left edge
-    assert reference(gray, tag.corners_px, (w - 20.0, 10.0, w - 2.0, 40.0), TILE_PX) is None
+    assert _ref(gray, tag.corners_px, (1.0, 10.0, 30.0, 40.0)) is None  # its tiles pass the left edge
+    assert _ref(gray, tag.corners_px, (w - 20.0, 10.0, w - 2.0, 40.0)) is None

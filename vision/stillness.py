@@ -72,20 +72,30 @@ class Reference:
         self._fit = None
 
 
+def tile_grid(gray: np.ndarray, tile: int) -> np.ndarray:
+    """The frame's mean grey a `tile`-px tile (rows, columns), float32; partial tiles at the right and bottom
+    edges dropped."""
+    h, w = gray.shape
+    rows, cols = h // tile, w // tile
+    if rows < 1 or cols < 1:
+        return np.zeros((max(rows, 0), max(cols, 0)), np.float32)
+    return cv2.resize(gray[: rows * tile, : cols * tile].astype(np.float32), (cols, rows), interpolation=cv2.INTER_AREA)
+
+
 def _tile_means(image: np.ndarray, tile: int) -> np.ndarray:
     h, w = image.shape
     return cv2.resize(image, (w // tile, h // tile), interpolation=cv2.INTER_AREA)
 
 
-def reference(gray: np.ndarray, corners_px: np.ndarray, box_px: tuple[float, float, float, float],
+def reference(gray: np.ndarray, grid: np.ndarray, corners_px: np.ndarray, box_px: tuple[float, float, float, float],
               tile: int) -> Reference | None:
-    """The reference of a tag with these corners and outer box (x0, y0, x1, y1), px, measured in `gray`;
-    None when its tiles would reach past the frame's edge."""
+    """The reference of a tag with these corners and outer box (x0, y0, x1, y1), px, measured in `gray` (whose
+    `tile_grid` is `grid`); None when its tiles would reach past the frame's edge."""
     x0, y0, x1, y1 = box_px
     c0, r0 = int(x0 // tile) - 1, int(y0 // tile) - 1
     c1, r1 = int(x1 // tile) + 2, int(y1 // tile) + 2
     height, width = gray.shape
-    if c0 < 1 or r0 < 1 or c1 * tile >= width or r1 * tile >= height:
+    if c0 < 1 or r0 < 1 or c1 * tile >= width or r1 * tile >= height or r1 > grid.shape[0] or c1 > grid.shape[1]:
         return None
     around = gray[r0 * tile - 1 : r1 * tile + 1, c0 * tile - 1 : c1 * tile + 1].astype(np.float32)
     gx = cv2.Sobel(around, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)[1:-1, 1:-1]
@@ -96,20 +106,19 @@ def reference(gray: np.ndarray, corners_px: np.ndarray, box_px: tuple[float, flo
     ys = np.arange(r0, r1) * tile + (tile - 1) / 2.0 - centre[1]
     rx, ry = (a.ravel().astype(np.float32) for a in np.meshgrid(xs, ys))
     basis = np.column_stack([-gx, -gy, ry * gx - rx * gy, -(rx * gx + ry * gy)])
-    means = _tile_means(around[1:-1, 1:-1], tile)
+    means = grid[r0:r1, c0:c1].copy()
     return Reference((r0, c0, r1, c1), tile, means, basis, np.asarray(corners_px, np.float64) - centre)
 
 
-def moved_px(gray: np.ndarray, ref: Reference) -> float:
-    """How far, px, the tag's corners moved since `ref` was taken (the largest corner's shift); infinity when
-    the fit does not explain the change (residual rms over FIT_GREY: something covers the tag, or it moved
-    too far for a small-motion fit)."""
-    t = ref.tile
-    rows, cols = ref.means.shape
-    now = gray[ref.r0 * t : ref.r1 * t, ref.c0 * t : ref.c1 * t]
-    if now.shape != (rows * t, cols * t):
+def moved_px(grid: np.ndarray, ref: Reference) -> float:
+    """How far, px, the tag's corners moved since `ref` was taken (the largest corner's shift), from a later
+    frame's `tile_grid`; infinity when the fit does not explain the change (residual rms over FIT_GREY:
+    something covers the tag, or it moved too far for a small-motion fit; or its contrast changed by more than
+    LIGHT_GAIN)."""
+    now = grid[ref.r0 : ref.r1, ref.c0 : ref.c1]
+    if now.shape != ref.means.shape:
         return math.inf
-    change = _tile_means(now.astype(np.float32), t).astype(np.float64).ravel() - ref.then
+    change = now.ravel().astype(np.float64) - ref.then
     q_t, back = ref.fit()
     along = q_t @ change
     residual = float(change @ change) - float(along @ along)
@@ -121,6 +130,7 @@ def moved_px(gray: np.ndarray, ref: Reference) -> float:
     return max(math.hypot(dx - turn * y + scale * x, dy + turn * x + scale * y) for x, y in ref.corners)
 
 
-def still(gray: np.ndarray, ref: Reference | None) -> bool:
-    """True if the tag of `ref` stands where it was measured (within KEEP_PX, its tiles explained)."""
-    return ref is not None and moved_px(gray, ref) <= KEEP_PX
+def still(grid: np.ndarray, ref: Reference | None) -> bool:
+    """True if the tag of `ref` stands where it was measured (within KEEP_PX, its tiles explained), from a later
+    frame's `tile_grid`."""
+    return ref is not None and moved_px(grid, ref) <= KEEP_PX

@@ -66,7 +66,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.stillness import Reference, reference, still
+from vision.stillness import Reference, reference, still, tile_grid
 from vision.tags import (
     DECIMATED_TAG_PX,
     MAX_DECIMATE,
@@ -262,7 +262,10 @@ class AheadScan(NamedTuple):
     fine: tuple[LibraryTag, ...]
     """The cell's tags at the fine decimation, each lying in the cell's trusted part."""
     tiles: np.ndarray | None = None
-    """The frame's mean grey a threshold tile (`tile_means`), which tells where it changed from the last."""
+    """The frame's `tile_means`, which tell where it changed from the last."""
+    grid: np.ndarray | None = None
+    """The frame's mean grey a threshold tile (vision/stillness.py `tile_grid`), which tells which tags stand
+    where they were measured."""
     full: tuple[TagObservation, ...] | None = None
     """A full scan's tags (`detect_tags` at the fine decimation), for a detector with fine_every 1."""
 
@@ -355,7 +358,7 @@ class WindowedDetector:
     def prime(self, gray: np.ndarray) -> None:
         """Take `gray` as the last frame's picture (after carrying on from a `checkpoint` taken after it)."""
         if self.changes and self._size is not None:
-            self._tiles = self.tile_means(gray)
+            self._tiles = self.tile_means(self.tile_grid(gray))
 
     # ------------------------------------------------------------------------------------------ windows
     def window_round(self, corners_px: np.ndarray, width: int, height: int, still: bool = False) -> Window:
@@ -417,7 +420,8 @@ class WindowedDetector:
         roi = (cell.x0, cell.y0, cell.x1 - cell.x0, cell.y1 - cell.y0)
         fine = [f for f in library_tags(gray, self.decimate, roi=roi, detector=detector)
                 if trusted(cell, outer_box(f.corners_px), self.context_px, width, height)]
-        return AheadScan((width, height, self.decimate, d, cell), coarse, tuple(unique(fine)), self.tile_means(gray))
+        grid = self.tile_grid(gray)
+        return AheadScan((width, height, self.decimate, d, cell), coarse, tuple(unique(fine)), self.tile_means(grid), grid)
 
     def _coarse_for(self, width: int, height: int, index: int) -> int:
         """The coarse scan's decimation for frame `index` (0: this frame has none)."""
@@ -425,17 +429,18 @@ class WindowedDetector:
             return 0
         return coarse_decimation(width, height, self.decimate)
 
-    def tile_means(self, gray: np.ndarray) -> np.ndarray:
+    def tile_grid(self, gray: np.ndarray) -> np.ndarray:
         """The mean grey of each threshold tile (TILE_PX x decimation px square; partial tiles at the right and
-        bottom edges dropped) less the mean of the CHANGE_AREA_TILES square round it, float32 (rows, columns)."""
-        a = TILE_PX * self.decimate
-        height, width = gray.shape
-        rows, cols = height // a, width // a
-        if rows < 1 or cols < 1:  # a frame smaller than a tile: nothing to compare
-            return np.zeros((max(rows, 0), max(cols, 0)), np.float32)
-        tiles = cv2.resize(gray[: rows * a, : cols * a], (cols, rows), interpolation=cv2.INTER_AREA).astype(np.float32)
+        bottom edges dropped), float32 (rows, columns)."""
+        return tile_grid(gray, TILE_PX * self.decimate)
+
+    @staticmethod
+    def tile_means(grid: np.ndarray) -> np.ndarray:
+        """A `tile_grid` less the mean of the CHANGE_AREA_TILES square round each tile, float32."""
+        if grid.size == 0:  # a frame smaller than a tile: nothing to compare
+            return grid
         k = CHANGE_AREA_TILES
-        return np.asarray(tiles - cv2.blur(tiles, (k, k), borderType=cv2.BORDER_REFLECT), np.float32)
+        return np.asarray(grid - cv2.blur(grid, (k, k), borderType=cv2.BORDER_REFLECT), np.float32)
 
     def changed_windows(self, before: np.ndarray, now: np.ndarray, width: int, height: int) -> list[Window] | None:
         """Windows round every tile whose mean grey moved more than CHANGE_GREY from `before` to `now` (each
@@ -489,9 +494,10 @@ class WindowedDetector:
             index = self._next_cell
         cell = cells[int(index) % len(cells)]
         d = self._coarse_for(width, height, int(index))
-        if ahead is None or ahead.key != (width, height, self.decimate, d, cell) or ahead.tiles is None:
+        if ahead is None or ahead.key != (width, height, self.decimate, d, cell) or ahead.grid is None:
             ahead = self.scan_ahead(gray, int(index))
-        assert ahead.tiles is not None
+        assert ahead.tiles is not None and ahead.grid is not None
+        grid = ahead.grid
         changed: list[Window] | None = []
         if self.changes:
             changed = self.changed_windows(self._tiles, ahead.tiles, width, height) if self._tiles is not None else None
@@ -501,7 +507,7 @@ class WindowedDetector:
         self.scanned_px = ((cell.x1 - cell.x0) // self.decimate) * ((cell.y1 - cell.y0) // self.decimate)
         # tags that stand where they were measured (vision/stillness.py) keep that measurement; the rest are
         # looked for in a tight window round where they were
-        kept = [i for i, ref in enumerate(self._refs) if still(gray, ref)]
+        kept = [i for i, ref in enumerate(self._refs) if still(grid, ref)]
         kept_tags = [self._last[i] for i in kept]
         kept_set = set(kept)
         look = [t for i, t in enumerate(self._last) if i not in kept_set]
@@ -531,7 +537,7 @@ class WindowedDetector:
         # a kept tag found afresh (its window, the cell or a change round it scanned it) takes the new measurement
         kept = [i for i in kept if not any(_same_tag(f, self._last[i]) for f in fresh)]
         both = [*fresh, *(self._last[i] for i in kept)]
-        refs = [self._reference(gray, t) for t in fresh] + [self._refs[i] for i in kept]
+        refs = [self._reference(gray, grid, t) for t in fresh] + [self._refs[i] for i in kept]
         order = sorted(range(len(both)), key=lambda k: _order(both[k]))
         tags = tuple(both[k] for k in order)
         self.kept = tuple(sorted(self._last[i].id for i in kept))
@@ -572,12 +578,15 @@ class WindowedDetector:
             tags = ahead.full
         else:
             tags = detect_tags(gray, decimate=self.decimate)
-        made = ahead is not None and ahead.tiles is not None and ahead.key[:3] == (width, height, self.decimate)
-        if not (self.fine_every > 1 and self.changes):
+        if self.fine_every == 1:
             self._tiles = None
+            self._remember(tags, [None] * len(tags))
         else:  # the tiles made ahead, when they were made of this frame size and decimation
-            self._tiles = ahead.tiles if made and ahead is not None else self.tile_means(gray)
-        self._remember(tags, [self._reference(gray, t) for t in tags])
+            made = ahead is not None and ahead.grid is not None and ahead.key[:3] == (width, height, self.decimate)
+            grid = ahead.grid if made and ahead is not None and ahead.grid is not None else self.tile_grid(gray)
+            tiles = ahead.tiles if made and ahead is not None and ahead.tiles is not None else self.tile_means(grid)
+            self._tiles = tiles if self.changes else None
+            self._remember(tags, [self._reference(gray, grid, t) for t in tags])
         self._size = (width, height)
         self.cells = self.cells_for(width, height)
         self._next_cell = -1
@@ -588,12 +597,10 @@ class WindowedDetector:
         self.scanned_px = (width // self.decimate) * (height // self.decimate)
         return tags
 
-    def _reference(self, gray: np.ndarray, tag: TagObservation) -> Reference | None:
-        """What tells, in later frames, whether `tag` still stands where it was measured in `gray` (None: with
-        fine_every 1 every frame is scanned whole, nothing is kept)."""
-        if self.fine_every == 1:
-            return None
-        return reference(gray, tag.corners_px, outer_box(tag.corners_px), TILE_PX * self.decimate)
+    def _reference(self, gray: np.ndarray, grid: np.ndarray, tag: TagObservation) -> Reference | None:
+        """What tells, in later frames, whether `tag` still stands where it was measured in `gray` (whose
+        `tile_grid` is `grid`)."""
+        return reference(gray, grid, tag.corners_px, outer_box(tag.corners_px), TILE_PX * self.decimate)
 
     def _remember(self, tags: tuple[TagObservation, ...], refs: Sequence[Reference | None]) -> None:
         """Keep this frame's tags (and the tiles round each when it was measured), and for `fine_every` frames
