@@ -3,7 +3,8 @@
 Overlays arrive from the rules in table inches. We project them to image pixels here, on the server, with
 the table calibration (`project_to_image`, lens distortion included) and send pixel polylines: a
 homography could not follow a distorted lens or a unit standing 3" up on a ruin. Circles and rings become
-48-point closed polylines. The top-down board draws the inch shapes directly.
+closed polylines of 12-64 points, as many as keep them within CIRCLE_TOLERANCE_PX of the circle. The top-down
+board draws the inch shapes directly.
 
 Pixel shapes (`image_shapes`) are small dicts: k = "poly" (p: points, c: closed), "ring" (p: outer,
 q: inner), "tag" (p: 4 corners, id), "label" / "badge" (a: anchor point, l: text); s = style,
@@ -23,7 +24,11 @@ from calibration.table import TableCalibration
 from rules.roster import Roster
 from session.drivable import FrameLike
 
-CIRCLE_POINTS = 48
+CIRCLE_TOLERANCE_PX = 0.25
+"""A circle's polyline strays at most this far from the circle, image px: a base 17 px across at 1080p gets 20
+points, a 3" range ring 40 (every point is ~15 bytes of every frame's message, for every page)."""
+CIRCLE_POINTS = (12, 64)
+"""...with at least and at most this many points (a multiple of 4: the point at a quarter turn anchors a label)."""
 OWNER_COLOURS = ("#e4572e", "#2e86de", "#f4c430", "#17a589", "#9b59b6", "#ff8fab")
 """Owner colours, given in the order the roster's owners first appear."""
 UNKNOWN_OWNER_COLOUR = "#9aa0a6"
@@ -38,11 +43,32 @@ def owner_colours(roster: Roster | None) -> dict[str, str]:
     return {o: OWNER_COLOURS[i % len(OWNER_COLOURS)] for i, o in enumerate(roster.owners())}
 
 
-_UNIT_CIRCLE = np.stack([np.cos(a := np.linspace(0.0, 2.0 * math.pi, CIRCLE_POINTS, endpoint=False)), np.sin(a)], axis=1)
+@functools.cache
+def _unit_circle(points: int) -> np.ndarray:
+    a = np.linspace(0.0, 2.0 * math.pi, points, endpoint=False)
+    return np.stack([np.cos(a), np.sin(a)], axis=1)
 
 
-def _circle(cx: float, cy: float, r: float) -> np.ndarray:
-    return _UNIT_CIRCLE * r + (cx, cy)
+def circle_points(radius_px: float) -> int:
+    """Points (a multiple of 4, within CIRCLE_POINTS) for a circle `radius_px` image px across to stay within
+    CIRCLE_TOLERANCE_PX of its polyline (the sagitta r (1 - cos(pi / n)))."""
+    lo, hi = CIRCLE_POINTS
+    if not math.isfinite(radius_px) or radius_px <= CIRCLE_TOLERANCE_PX:
+        return lo
+    n = math.pi / math.acos(1.0 - CIRCLE_TOLERANCE_PX / radius_px)
+    return int(min(hi, max(lo, 4 * math.ceil(n / 4))))
+
+
+def _circle(cx: float, cy: float, r: float, points: int) -> np.ndarray:
+    return _unit_circle(points) * r + (cx, cy)
+
+
+def _radius_px(project: Projector, cx: float, cy: float, r: float, z: float) -> float:
+    """The largest radius, image px, of the circle (cx, cy, r) inches at height z: from its centre to its four
+    quarter points."""
+    pts = np.array([[cx, cy, z], [cx + r, cy, z], [cx - r, cy, z], [cx, cy + r, z], [cx, cy - r, z]])
+    px = np.asarray(project(pts), np.float64).reshape(-1, 2)
+    return float(np.hypot(*(px[1:] - px[0]).T).max())
 
 
 class ShapeMemo:
@@ -190,7 +216,8 @@ def image_shapes(
     height = {int(u["tag"]): float(u["z"]) - float(u["base_height_in"]) for u in units}
 
     def circle(cx: float, cy: float, r: float, z: float) -> int:
-        return batch.add(("circle", cx, cy, r, z), lambda: _circle(cx, cy, r), z)
+        return batch.add(("circle", cx, cy, r, z),
+                         lambda: _circle(cx, cy, r, circle_points(_radius_px(project, cx, cy, r, z))), z)
 
     def point(x: float, y: float, z: float) -> int:
         return batch.add(("point", x, y, z), lambda: np.array([[x, y]]), z)
@@ -243,7 +270,7 @@ def image_shapes(
         elif k == "ring":
             shape_dict["p"] = projected[ids[0]]
             shape_dict["q"] = projected[ids[1]] if len(ids) > 1 else []
-            shape_dict["a"] = projected[ids[0]][CIRCLE_POINTS // 4]
+            shape_dict["a"] = projected[ids[0]][len(projected[ids[0]]) // 4]
         elif k in ("label", "badge"):
             shape_dict["a"] = projected[ids[0]][0]
         else:

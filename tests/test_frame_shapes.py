@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from calibration.table import load_calibration
-from session.frame_message import CIRCLE_POINTS, ShapeMemo, image_shapes
+from session.frame_message import CIRCLE_POINTS, CIRCLE_TOLERANCE_PX, ShapeMemo, circle_points, image_shapes
 
 ROOT = Path(__file__).resolve().parents[1]
 CAL = load_calibration(ROOT / "sample_frames" / "magni_placement" / "calibration.json")
@@ -41,16 +41,38 @@ def _shapes(units: list[dict[str, Any]], overlays: list[dict[str, Any]], memo: S
     return image_shapes(cal.table_to_image, [], units, overlays, verdicts, (), memo)
 
 
-def test_base_outlines_are_the_calibrations_projection_of_the_base_circle() -> None:
-    shapes = _shapes([_unit(1, 12.0, 9.0)], [], None)
-    base = next(s for s in shapes if s["s"] == "base")
-    assert base["k"] == "poly" and base["c"] and len(base["p"]) == CIRCLE_POINTS
-    a = np.linspace(0.0, 2.0 * np.pi, CIRCLE_POINTS, endpoint=False)
-    rim = np.column_stack([12.0 + 0.63 * np.cos(a), 9.0 + 0.63 * np.sin(a), np.full(CIRCLE_POINTS, 0.125)])
-    truth = CAL.table_to_image(rim)
-    assert np.abs(np.asarray(base["p"]) - truth).max() <= 0.05 + 1e-9  # rounded to 0.1 px
-    centre = CAL.table_to_image(np.array([[12.0, 9.0, 0.125]]))[0]
-    assert np.hypot(*(np.asarray(base["a"]) - centre)) <= 0.08
+def _strays_px(poly: np.ndarray, circle: np.ndarray) -> float:
+    """How far, px, the closed polyline `poly` strays from the dense closed curve `circle`: the largest distance
+    from a point of the curve to the polyline."""
+    a, b = poly, np.roll(poly, -1, axis=0)
+    ab = b - a
+    t = np.clip(np.einsum("kij,ij->ki", circle[:, None, :] - a[None], ab) / np.einsum("ij,ij->i", ab, ab), 0.0, 1.0)
+    nearest = a[None] + t[..., None] * ab[None]
+    return float(np.hypot(*(nearest - circle[:, None, :]).transpose(2, 0, 1)).min(axis=1).max())
+
+
+def test_base_outlines_are_the_calibrations_projection_of_the_base_circle_within_tolerance() -> None:
+    for x, y, r, z in ((12.0, 9.0, 0.63, 0.125), (3.0, 20.0, 0.63, 0.125), (20.0, 15.0, 2.5, 0.125),
+                       (25.0, 4.0, 0.2, 2.125)):
+        shapes = _shapes([{**_unit(1, x, y, z), "radius_in": r}], [], None)
+        base = next(s for s in shapes if s["s"] == "base")
+        pts = np.asarray(base["p"])
+        assert base["k"] == "poly" and base["c"] and CIRCLE_POINTS[0] <= len(pts) <= CIRCLE_POINTS[1]
+        assert len(pts) % 4 == 0
+        a = np.linspace(0.0, 2.0 * np.pi, 2000, endpoint=False)
+        rim = CAL.table_to_image(np.column_stack([x + r * np.cos(a), y + r * np.sin(a), np.full(len(a), z)]))
+        radius_px = float(np.hypot(*(rim - CAL.table_to_image(np.array([[x, y, z]]))[0]).T).max())
+        # on the true circle (rounded to 0.1 px), and near it all round: fewer points for smaller circles
+        on = CAL.table_to_image(np.column_stack([x + r * np.cos(np.linspace(0, 2 * np.pi, len(pts), endpoint=False)),
+                                                 y + r * np.sin(np.linspace(0, 2 * np.pi, len(pts), endpoint=False)),
+                                                 np.full(len(pts), z)]))
+        assert np.abs(pts - on).max() <= 0.05 + 1e-9
+        assert _strays_px(pts, rim) <= CIRCLE_TOLERANCE_PX + 0.1
+        assert len(pts) == circle_points(radius_px) or len(pts) == circle_points(radius_px) + 4
+        centre = CAL.table_to_image(np.array([[x, y, z]]))[0]
+        assert np.hypot(*(np.asarray(base["a"]) - centre)) <= 0.08
+    assert circle_points(17.0) == 20 and circle_points(44.0) == 32 and circle_points(1000.0) == 64
+    assert circle_points(0.0) == circle_points(float("nan")) == 12
 
 
 def test_the_memo_gives_what_projecting_afresh_gives_frame_after_frame() -> None:
