@@ -170,15 +170,18 @@ class FramePublisher:
 
 
 def stream_picture(image: np.ndarray, shown_px: int | None = None) -> np.ndarray:
-    """The frame as the pages are sent it: at most STREAM_MAX_WIDTH px wide, and at most `shown_px` (the widest a
-    page shows it at; never below STREAM_MIN_WIDTH). The page draws it over the frame's own size, `image_size`,
-    where the pixel shapes are."""
+    """The frame as the pages are sent it: at most STREAM_MAX_WIDTH px wide, and about `shown_px` (the widest a
+    page shows it at; never below STREAM_MIN_WIDTH): a whole fraction of the frame when one lies between that
+    and 1.5 times it (1080p shown 896 px across: 960), else exactly that. The page draws it over the frame's own
+    size, `image_size`, where the pixel shapes are."""
     h, w = image.shape[:2]
     most = STREAM_MAX_WIDTH if shown_px is None else max(STREAM_MIN_WIDTH, min(STREAM_MAX_WIDTH, int(shown_px)))
     if w <= most:
         return image
-    interpolation = cv2.INTER_AREA if w >= 2 * most else cv2.INTER_LINEAR
-    return cv2.resize(image, (most, max(1, round(h * most / w))), interpolation=interpolation)
+    k = w // most
+    if k >= 2 and w % k == 0 and h % k == 0 and w // k <= STREAM_MAX_WIDTH:  # a whole factor: area averaging, OpenCV's fast path (0.3 ms at 1080p)
+        return cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA)
+    return cv2.resize(image, (most, max(1, round(h * most / w))), interpolation=cv2.INTER_LINEAR)
 
 
 def picture_jpeg(image: np.ndarray, quality: int) -> bytes:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from session.frame_publisher import STREAM_MAX_WIDTH
+from session.frame_publisher import STREAM_MAX_WIDTH, stream_picture
 from session.settings import Settings
 from tests.webui_server import LocalClient, session_settings
 from tests.webui_session import END_12, START_12, UNITS, make_session
@@ -487,15 +487,30 @@ def _picture_width(ws: object, expected: int, frames: int = 150) -> int:
 def test_pictures_are_sent_no_wider_than_the_widest_page_shows_them(client: TestClient) -> None:
     with client.websocket_connect("/ws/live") as a:
         full = int(_frame_message(a)["image_size"][0])  # type: ignore[index]
+        height = int(_frame_message(a)["image_size"][1])  # type: ignore[index]
         widest = min(full, STREAM_MAX_WIDTH)
+        small = stream_picture(np.zeros((height, full, 3), np.uint8), 384).shape[1]
+        assert 384 <= small <= 1.5 * 384 and small < widest
         assert _picture_width(a, widest) == widest  # nothing said: the widest
         a.send_text(json.dumps({"type": "view", "width": 384}))
-        assert _picture_width(a, 384) == 384
+        assert _picture_width(a, small) == small
         a.send_text("not json, and then a view without a width")
         a.send_text(json.dumps({"type": "view"}))
-        assert _picture_width(a, 384) == 384  # what makes no sense changes nothing
+        assert _picture_width(a, small) == small  # what makes no sense changes nothing
         with client.websocket_connect("/ws/live") as b:  # a second page that has not said: the widest again
             assert _picture_width(b, widest) == widest
             b.send_text(json.dumps({"type": "view", "width": 100}))  # narrower than any picture is sent
-            assert _picture_width(b, 384) == 384
-        assert _picture_width(a, 384) == 384
+            assert _picture_width(b, small) == small
+        assert _picture_width(a, small) == small
+
+
+def test_the_stream_picture_is_a_whole_fraction_of_the_frame_where_one_is_near_the_width_shown() -> None:
+    def width(w: int, h: int, shown: int | None) -> int:
+        picture = stream_picture(np.zeros((h, w, 3), np.uint8), shown)
+        assert abs(picture.shape[0] - h * picture.shape[1] / w) <= 0.5  # the frame's shape, whole
+        return int(picture.shape[1])
+
+    assert width(1920, 1080, None) == 1280 and width(3840, 2160, None) == 1280 and width(1280, 720, None) == 1280
+    assert width(1920, 1080, 896) == 960 and width(3840, 2160, 896) == 960 and width(1920, 1080, 600) == 640
+    assert width(1917, 1080, 896) == 896  # no whole fraction: scaled to the width shown
+    assert width(1920, 1080, 1200) == 1200 and width(640, 480, 896) == 640 and width(1920, 1080, 10) == 320
