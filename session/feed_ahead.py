@@ -19,6 +19,7 @@ so the loop can finish the frames already taken before it changes its pipeline.
 from __future__ import annotations
 
 import contextlib
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -42,6 +43,8 @@ class FeedAhead:
         """False: every frame is read when asked for, on the caller's thread (a feed that must know each frame
         was ruled before it gives the next: the phone answers each frame with what was measured in it)."""
         self._next: Future[tuple[Any, Any, float]] | None = None
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] | None = None
+        """The worker thread's requests (None: no worker yet; a None request ends it)."""
         self._detector: TagDetector | None = None
         self.prepared: Any = None
         """The prepared part of the frame the last `read()` returned (None: not prepared)."""
@@ -51,17 +54,14 @@ class FeedAhead:
         frame is due then, however early it was read)."""
 
     def _start(self) -> Future[tuple[Any, Any, float]]:
-        """Read and prepare the next frame on a daemon thread of its own (a camera stuck in its read does not
-        hold up the server's exit); one at a time, so the frames keep their order."""
+        """Read and prepare the next frame on the feed's worker: one daemon thread (a camera stuck in its read
+        does not hold up the server's exit) that waits for the next request (a thread started a frame cost ~1 ms
+        and a wait for the interpreter lock); one at a time, so the frames keep their order."""
         fut: Future[tuple[Any, Any, float]] = Future()
-
-        def run() -> None:
-            try:
-                fut.set_result(self._fetch())
-            except BaseException as err:  # noqa: BLE001 - handed to the reader with its frame's place
-                fut.set_exception(err)
-
-        threading.Thread(target=run, name="feed ahead", daemon=True).start()
+        if self._jobs is None:
+            self._jobs = queue.SimpleQueue()
+            threading.Thread(target=_work, args=(self._jobs,), name="feed ahead", daemon=True).start()
+        self._jobs.put((self._fetch, fut))
         return fut
 
     @property
@@ -106,11 +106,24 @@ class FeedAhead:
     def close(self) -> None:
         try:
             self._drop()
+            if self._jobs is not None:
+                self._jobs.put(None)
+                self._jobs = None
             if self._detector is not None:
                 self._detector.release()
                 self._detector = None
         finally:
             self.inner.close()
+
+
+def _work(jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None]) -> None:
+    """A feed's worker: run each request, its result or error into its future, until a None request."""
+    while (job := jobs.get()) is not None:
+        fetch, fut = job
+        try:
+            fut.set_result(fetch())
+        except BaseException as err:  # noqa: BLE001 - handed to the reader with its frame's place
+            fut.set_exception(err)
 
 
 class SeekableFeedAhead(FeedAhead):
