@@ -241,14 +241,21 @@ export function imagePoint(canvas, clientX, clientY) {
 
 export const BOARD_MARGIN_IN = 3.5;
 
+// A canvas's drawing size: the size its page gave it (its width and height attributes, kept in data-layout-*
+// once the canvas holds fewer pixels than that; see drawBoard).
+export function layoutSize(canvas) {
+  return [Number(canvas.dataset.layoutWidth) || canvas.width, Number(canvas.dataset.layoutHeight) || canvas.height];
+}
+
 export function boardView(canvas, board) {
   const w = (board && board.w) || 30, d = (board && board.d) || 22;
+  const [width, height] = layoutSize(canvas);
   const span = w + 2 * BOARD_MARGIN_IN, depth = d + 2 * BOARD_MARGIN_IN;
-  const scale = Math.min(canvas.width / span, canvas.height / depth);
-  const ox = (canvas.width - span * scale) / 2 + BOARD_MARGIN_IN * scale;
-  const oy = (canvas.height - depth * scale) / 2 + BOARD_MARGIN_IN * scale;
+  const scale = Math.min(width / span, height / depth);
+  const ox = (width - span * scale) / 2 + BOARD_MARGIN_IN * scale;
+  const oy = (height - depth * scale) / 2 + BOARD_MARGIN_IN * scale;
   return {
-    w, d, scale,
+    w, d, scale, width, height,
     // table inches (x right, y away from the players: up on the screen) -> canvas px
     toPx: (x, y) => [ox + x * scale, oy + (d - y) * scale],
     toIn: (px, py) => [(px - ox) / scale, d - (py - oy) / scale],
@@ -283,7 +290,7 @@ export function drawTerrainPieces(ctx, view, pieces, highlight) {
 
 export function drawBoardBase(ctx, view) {
   ctx.fillStyle = "#1d2b1f";
-  ctx.fillRect(0, 0, ctx.canvas.width, ctx.canvas.height);
+  ctx.fillRect(0, 0, view.width, view.height);
   const [x0, y0] = view.toPx(0, view.d);
   ctx.fillStyle = "#3d5a3f";
   ctx.fillRect(x0, y0, view.w * view.scale, view.d * view.scale);
@@ -338,8 +345,21 @@ function drawInchShape(ctx, view, ov) {
 }
 
 // The board canvas: terrain, overlays in inches, the bases coloured by owner. Returns the shapes drawn.
+// Drawn in the page's layout size through a scale: the canvas holds only the pixels the screen shows (its CSS
+// width x devicePixelRatio), the words and lines keep their size relative to the board.
 export function drawBoard(canvas, msg, terrain, extraOverlays = [], opts = {}) {
   const ctx = canvas.getContext("2d");
+  const [width, height] = layoutSize(canvas);
+  canvas.dataset.layoutWidth = String(width);
+  canvas.dataset.layoutHeight = String(height);
+  const shown = canvas.clientWidth * (window.devicePixelRatio || 1);
+  const fit = shown > 0 ? Math.min(1, shown / width) : 1;
+  const w = Math.max(1, Math.round(width * fit)), h = Math.max(1, Math.round(height * fit));
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+  }
+  ctx.setTransform(w / width, 0, 0, h / height, 0, 0);
   const view = boardView(canvas, msg && msg.board && msg.board.w ? msg.board : null);
   drawBoardBase(ctx, view);
   ctx.pendingLabels = [];
@@ -365,6 +385,7 @@ export function drawBoard(canvas, msg, terrain, extraOverlays = [], opts = {}) {
     n++;
   }
   canvas.dataset.hiddenLabels = String(placeLabels(ctx));
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
   canvas.dataset.shapes = String(n);
   return { n, view };
 }

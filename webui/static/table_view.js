@@ -1,4 +1,4 @@
-import { drawCamera, drawBoard, boardView, imagePoint, unitAtPixel, unitAtInches } from "/static/overlay.js";
+import { drawCamera, drawBoard, boardView, imagePoint, layoutSize, unitAtPixel, unitAtInches } from "/static/overlay.js";
 import { connectFeed, api, banner } from "/static/feed.js";
 import { startLayers } from "/static/layers.js";
 
@@ -268,7 +268,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   board.addEventListener("click", (ev) => {
     const r = board.getBoundingClientRect();
     const view = boardView(board, state.msg && state.msg.board && state.msg.board.w ? state.msg.board : null);
-    const [x, y] = view.toIn(((ev.clientX - r.left) * board.width) / r.width, ((ev.clientY - r.top) * board.height) / r.height);
+    const [bw, bh] = layoutSize(board);
+    const [x, y] = view.toIn(((ev.clientX - r.left) * bw) / r.width, ((ev.clientY - r.top) * bh) / r.height);
     if (state.correcting !== null && state.correcting !== undefined) { correctTo(x, y); return; }
     click(unitAtInches(state.msg, x, y));
   });
