@@ -582,9 +582,12 @@ class WindowedDetector:
             self._tiles = None
             self._remember(tags, [None] * len(tags))
         else:  # the tiles made ahead, when they were made of this frame size and decimation
-            made = ahead is not None and ahead.grid is not None and ahead.key[:3] == (width, height, self.decimate)
-            grid = ahead.grid if made and ahead is not None and ahead.grid is not None else self.tile_grid(gray)
-            tiles = ahead.tiles if made and ahead is not None and ahead.tiles is not None else self.tile_means(grid)
+            if (ahead is not None and ahead.grid is not None and ahead.tiles is not None
+                    and ahead.key[:3] == (width, height, self.decimate)):
+                grid, tiles = ahead.grid, ahead.tiles
+            else:
+                grid = self.tile_grid(gray)
+                tiles = self.tile_means(grid)
             self._tiles = tiles if self.changes else None
             self._remember(tags, [self._reference(gray, grid, t) for t in tags])
         self._size = (width, height)

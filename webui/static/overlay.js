@@ -188,6 +188,19 @@ export function layerOf(s) {
   return LAYER_OF_STYLE[s.s] || "lines";
 }
 
+// Size a canvas's pixels to what the screen shows of it (its CSS width x devicePixelRatio), at most
+// width x height (the picture's or the layout's own), keeping that shape; returns the canvas's [w, h].
+function fitCanvas(canvas, width, height) {
+  const shown = canvas.clientWidth * (window.devicePixelRatio || 1);
+  const fit = shown > 0 ? Math.min(1, shown / width) : 1;
+  const w = Math.max(1, Math.round(width * fit)), h = Math.max(1, Math.round(height * fit));
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+  }
+  return [w, h];
+}
+
 // The camera canvas: the frame's picture, then every pixel shape. Returns the number of shapes drawn.
 // opts: transparent (no picture: for a stream overlay), layers (a Set: only those layers; "labels" off drops
 // the shapes' words), scale (line widths and text larger, e.g. 1.6 to read across a room).
@@ -197,13 +210,7 @@ export function layerOf(s) {
 export function drawCamera(canvas, bitmap, msg, extraShapes = [], opts = {}) {
   const ctx = canvas.getContext("2d");
   const size = (msg && msg.image_size) || (bitmap ? [bitmap.width, bitmap.height] : [canvas.width, canvas.height]);
-  const shown = canvas.clientWidth * (window.devicePixelRatio || 1);
-  const fit = shown > 0 ? Math.min(1, shown / size[0]) : 1;
-  const w = Math.max(1, Math.round(size[0] * fit)), h = Math.max(1, Math.round(size[1] * fit));
-  if (canvas.width !== w || canvas.height !== h) {
-    canvas.width = w;
-    canvas.height = h;
-  }
+  const [w, h] = fitCanvas(canvas, size[0], size[1]);
   canvas.dataset.imageWidth = String(size[0]);
   canvas.dataset.imageHeight = String(size[1]);
   ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -352,13 +359,7 @@ export function drawBoard(canvas, msg, terrain, extraOverlays = [], opts = {}) {
   const [width, height] = layoutSize(canvas);
   canvas.dataset.layoutWidth = String(width);
   canvas.dataset.layoutHeight = String(height);
-  const shown = canvas.clientWidth * (window.devicePixelRatio || 1);
-  const fit = shown > 0 ? Math.min(1, shown / width) : 1;
-  const w = Math.max(1, Math.round(width * fit)), h = Math.max(1, Math.round(height * fit));
-  if (canvas.width !== w || canvas.height !== h) {
-    canvas.width = w;
-    canvas.height = h;
-  }
+  const [w, h] = fitCanvas(canvas, width, height);
   ctx.setTransform(w / width, 0, 0, h / height, 0, 0);
   const view = boardView(canvas, msg && msg.board && msg.board.w ? msg.board : null);
   drawBoardBase(ctx, view);
