@@ -129,7 +129,7 @@ class ReplayRow:
     rounds: int
     recording_fps: float
     bare_cpu_ms: float
-    """CPU a frame of the bare run: read + imdecode + grey + a bare pupil-apriltags detect at `decimate`."""
+    """CPU a frame of the bare run: read + grey imdecode + a bare pupil-apriltags detect at `decimate`."""
     bare_detect_ms: float
     """CPU a frame of the bare detect alone."""
     serial_fps: float

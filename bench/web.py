@@ -18,7 +18,11 @@ Latency: a headless Chromium opens the live page; the page notes, for every fram
 clock right after the overlays were drawn (`window.tablesightDrawn`, see static/live.js). The page's clock
 is compared with this process's clock (offset from the quickest of a few round trips) and the difference
 is the end-to-end latency: pipeline, JPEG, WebSocket, picture decode and drawing. Measured with the page
-alone, then with `watchers` fast watchers beside it. Times are wall clock; fps over each whole window.
+alone, then with `watchers` fast watchers beside it. Free-running, a frame is taken as soon as the one before is
+ruled, so these rows are the pipeline flat out. The last row is what a camera user sees: a fresh server watches
+the same recording delivered as a 30 fps camera would deliver it (`RecordedCamera`: each frame decoded on the
+camera's thread and given when it is due), records it as a camera is recorded, and the latency counts from when
+the camera gave each frame. Times are wall clock; fps over each whole window.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from calibration.errors import InputError
+from vision.sources import Frame, FrameSource, frame_of_file
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -54,6 +59,8 @@ SETTLE_S = 1.5
 START_TIMEOUT_S = 60.0
 """Longest wait for the server, the watchers or the page to be ready."""
 MAX_WATCHERS = 64
+CAMERA_FPS = 30.0
+"""The frame rate of the recording played as a camera (`RecordedCamera`): a webcam's."""
 DRAWN_JS = "window.tablesightDrawn ? window.tablesightDrawn.splice(0) : []"
 
 
@@ -73,15 +80,23 @@ def _free_port() -> int:
 @contextmanager
 def serving(session: Path, work: Path) -> Iterator[tuple[str, Any]]:
     """The real web server playing `session` in a loop on 127.0.0.1:<free port>; yields (base URL, app)."""
-    import uvicorn
-
     from session.settings import Settings
-    from webui.server import UVICORN_OPTIONS, create_app
+    from webui.server import create_app
 
     port = _free_port()
     settings = Settings(host="127.0.0.1", port=port, source_kind="sample", source=str(session), loop_sample=True,
                         sessions_dir=work / "sessions", setup_dir=work / "setup", sample_idles=False)
-    app = create_app(settings)
+    with _served(create_app(settings), port) as url_app:
+        yield url_app
+
+
+@contextmanager
+def _served(app: Any, port: int) -> Iterator[tuple[str, Any]]:
+    """`app` served by uvicorn on 127.0.0.1:`port` in a thread of this process, as `tablesight serve` runs it."""
+    import uvicorn
+
+    from webui.server import UVICORN_OPTIONS
+
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="on", **UVICORN_OPTIONS))
     thread = threading.Thread(target=server.run, name="tablesight-bench-server", daemon=True)
     thread.start()
@@ -119,6 +134,60 @@ def _children_cpu_s() -> float:
     """CPU seconds of the child processes that have ended so far (the watcher processes)."""
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return float(ru.ru_utime + ru.ru_stime)
+
+
+class RecordedCamera(FrameSource):
+    """A recorded session delivered as a camera delivers frames: each frame decoded to BGR (as a camera's driver
+    does, on the camera's own thread) and given when it is due by the wall clock, `fps` a second, over and over;
+    each frame's `at` is when it was given."""
+
+    def __init__(self, session: Path, fps: float = CAMERA_FPS) -> None:
+        from session.feeds import RecordingFeed
+
+        super().__init__(skip_bad_frames=True)
+        self.session, self.fps = session, float(fps)
+        self.files = RecordingFeed.open(session).files
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return frame_of_file(self.files[0], 0, 0.0).size
+
+    @property
+    def description(self) -> str:
+        return f"recording {self.session.name} played as a camera at {self.fps:g} fps"
+
+    def _frames(self) -> Iterator[Frame]:
+        t0, k = time.monotonic(), 0
+        while not self._closed:
+            image = frame_of_file(self.files[k % len(self.files)], k, 0.0).image
+            wait = t0 + k / self.fps - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            yield Frame(k, time.monotonic() - t0, image, at=time.time())
+            k += 1
+
+
+@contextmanager
+def serving_camera(session: Path, work: Path, record: bool = True) -> Iterator[tuple[str, Any]]:
+    """The real web server watching `session` as a camera (`RecordedCamera`), with the recording's calibration
+    and roster, recording it as a camera is recorded unless `record` is False; yields (base URL, app)."""
+    from session.settings import Settings
+    from webui.server import create_app
+
+    settings = Settings(host="127.0.0.1", port=_free_port(), source_kind="camera", source="bench camera",
+                        calibration_file=session / "calibration.json", roster_file=session / "roster.json",
+                        game=_session_game(session), sessions_dir=work / "sessions", setup_dir=work / "setup",
+                        record=record)
+    with _served(create_app(settings, camera=lambda: RecordedCamera(session)), settings.port) as url_app:
+        yield url_app
+
+
+def _session_game(session: Path) -> str | None:
+    """The game a recorded session was played with (its manifest's "game"), or None."""
+    with suppress(OSError, ValueError, AttributeError):
+        game = json.loads((session / "manifest.json").read_text()).get("game")
+        return str(game) if game else None
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- watchers
@@ -277,7 +346,8 @@ def _clock_offset_s(page: Any, tries: int = 7) -> tuple[float, float]:
     return best
 
 
-def _latency_window(browser: Any, url: str, live: Any, ws_url: str, watchers: int, seconds: float) -> dict[str, Any]:
+def _latency_window(browser: Any, url: str, live: Any, ws_url: str, watchers: int, seconds: float,
+                    name: str | None = None) -> dict[str, Any]:
     """Frame-to-drawn latency in a fresh Chromium page over `seconds`, with `watchers` fast watchers beside it."""
     from playwright.sync_api import Error as PlaywrightError
 
@@ -312,7 +382,7 @@ def _latency_window(browser: Any, url: str, live: Any, ws_url: str, watchers: in
     ms = (drawn[:, 1] - offset - drawn[:, 0]) * 1000.0
     pipe = drawn[:, 2][np.isfinite(drawn[:, 2])]
     return {
-        "name": "browser alone" if watchers == 0 else f"browser + {watchers} watchers",
+        "name": name or ("browser alone" if watchers == 0 else f"browser + {watchers} watchers"),
         "watchers": watchers,
         "frames_drawn": int(len(ms)),
         "drawn_fps": len(ms) / span if span > 0 else 0.0,
@@ -360,12 +430,15 @@ def run_web_bench(
     latency: bool = True,
     chromium: Path = CHROMIUM,
     rounds: int = 3,
+    camera: bool = True,
 ) -> dict[str, Any]:
     """Measure the web UI (see the module docstring); figures in fps and milliseconds, as a JSON-ready dict.
 
     seconds: each fps window; watchers: how many WebSocket watchers in the loaded windows; session: the
     recording played (default: the bundled sample session); latency_seconds: each latency window (default
-    `seconds`); latency=False skips the browser. Takes about 4 x rounds x seconds + 2 x latency_seconds +
+    `seconds`); latency=False skips the browser; camera: also measure the latency of `session` delivered as a
+    30 fps camera (`RecordedCamera`) to a server that records it, counted from when each frame was given (it
+    needs the session's calibration.json and roster.json). Takes about 4 x rounds x seconds + 3 x latency_seconds +
     start-up.
 
     windows: `rounds` rounds of nobody, 1, `watchers` fast and `watchers` slow, one after the other, so that
@@ -387,6 +460,7 @@ def run_web_bench(
     if latency and not chromium.exists():
         raise WebBenchError(f"Chromium is not at {chromium}; install Debian's chromium package or skip latency.")
     path = _check_session(session)
+    camera = camera and (path / "calibration.json").is_file() and (path / "roster.json").is_file()
     out: dict[str, Any] = {"session": str(path), "seconds": seconds, "watchers": watchers, "slow_ms": slow_ms,
                            "speed": SPEED, "cpus": os.cpu_count(), "load_avg": list(os.getloadavg())}
     with tempfile.TemporaryDirectory(prefix="tablesight-bench-web-") as tmp, serving(path, Path(tmp)) as (url, app):
@@ -418,12 +492,26 @@ def run_web_bench(
                     try:
                         for n in (0, watchers):
                             out["latency"].append(_latency_window(browser, url, live, ws_url, n, lat_s))
+                        if camera:
+                            out["latency"].append(_camera_window(browser, path, lat_s))
                     finally:
                         browser.close()
             except (PlaywrightError, RuntimeError) as err:
                 out["latency_error"] = str(err).strip().splitlines()[0]
     out["load_avg_after"] = list(os.getloadavg())
     return out
+
+
+def _camera_window(browser: Any, session: Path, seconds: float) -> dict[str, Any]:
+    """The latency window of a fresh server watching `session` as a 30 fps camera (`serving_camera`, recorded as
+    a camera is), counted from when the camera gave each frame."""
+    with tempfile.TemporaryDirectory(prefix="tablesight-bench-camera-") as tmp, \
+            serving_camera(session, Path(tmp)) as (url, app):
+        live = app.state.runtime.live
+        if not live.wait_for_frame(START_TIMEOUT_S):
+            raise RuntimeError("the live loop published no frame of the camera")
+        ws_url = url.replace("http://", "ws://") + "/ws/live"
+        return _latency_window(browser, url, live, ws_url, 0, seconds, name=f"camera at {CAMERA_FPS:g} fps")
 
 
 def round_ratios(windows: Sequence[dict[str, Any]]) -> dict[str, float | None]:

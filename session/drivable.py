@@ -13,7 +13,8 @@ import numpy as np
 
 from calibration.errors import InputError
 from rules.engine import Action, Game, Placement, UnitId
-from vision.tags import detect_tags, gray_frame
+from vision.sources import ShowsFrame, gray_of
+from vision.tags import detect_tags
 
 log = logging.getLogger("tablesight.live")
 
@@ -63,6 +64,9 @@ class FrameLike(Protocol):
     def t(self) -> float: ...
     @property
     def image(self) -> np.ndarray: ...
+    @property
+    def size(self) -> tuple[int, int]: ...
+    def picture(self, width: int) -> np.ndarray: ...
     @property
     def tags(self) -> tuple[Any, ...]: ...
     @property
@@ -132,12 +136,12 @@ AtEnd = Literal["loop", "pause"]
 
 
 @dataclass(frozen=True)
-class DetectedFrame:
+class DetectedFrame(ShowsFrame):
     """What `DetectOnly` gives: the frame and its tags, no table (there is no calibration yet)."""
 
     frame_index: int
     t: float
-    image: np.ndarray
+    frame: Any
     tags: tuple[Any, ...]
     timings_ms: Mapping[str, float]
     fixes: tuple[Any, ...] = ()
@@ -187,8 +191,8 @@ class DetectOnly:
     def process(self, frame: Any, declared: Sequence[Action] = (), prepared: Any = None) -> DetectedFrame:
         """The frame's tags (a full scan: nothing is prepared ahead for a table not calibrated yet)."""
         t0 = time.perf_counter()
-        tags = detect_tags(gray_frame(frame.image))
+        tags = detect_tags(gray_of(frame))
         ms = (time.perf_counter() - t0) * 1000.0
-        return DetectedFrame(int(frame.index), float(frame.t), frame.image, tags, {"detect": ms})
+        return DetectedFrame(int(frame.index), float(frame.t), frame, tags, {"detect": ms})
 
 

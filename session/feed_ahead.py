@@ -49,9 +49,9 @@ class FeedAhead:
         self.prepared: Any = None
         """The prepared part of the frame the last `read()` returned (None: not prepared)."""
         self.read_at = 0.0
-        """Wall clock (time.time) when the frame the last `read()` returned came: when it was read from a live
-        feed (a camera's frame is as old as that), when it was taken from a recording (played at its pace, its
-        frame is due then, however early it was read)."""
+        """Wall clock (time.time) when the frame the last `read()` returned came: when the camera gave it (its
+        `at`; else when it was read from a live feed), when it was taken from a recording (played at its pace,
+        its frame is due then, however early it was read)."""
 
     def _start(self) -> Future[tuple[Any, Any, float]]:
         """Read and prepare the next frame on the feed's worker: one daemon thread (a camera stuck in its read
@@ -71,7 +71,7 @@ class FeedAhead:
 
     def _fetch(self) -> tuple[Any, Any, float]:
         frame = self.inner.read()
-        at = time.time()
+        at = getattr(frame, "at", None) or time.time()  # a camera's frame is as old as when the camera gave it
         prepared = None
         if frame is not None:
             try:
@@ -86,7 +86,7 @@ class FeedAhead:
         """The next frame (None at the end of a recording); with `ahead`, start reading the one after."""
         if not self._ahead:
             frame = self.inner.read()
-            self.prepared, self.read_at = None, time.time()
+            self.prepared, self.read_at = None, getattr(frame, "at", None) or time.time()
             return frame
         fut, self._next = self._next, None
         frame, self.prepared, self.read_at = (fut or self._start()).result()

@@ -8,14 +8,13 @@ jump anywhere. A video file is read through `vision.sources` frame by frame; a c
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from vision.session_dir import RecordedSession, SessionError, open_session
-from vision.sources import FolderSource, Frame, FrameSource, read_frame_file
+from vision.sources import FolderSource, Frame, FrameSource, frame_of_file
 
 
 class RecordingFeed:
@@ -67,7 +66,7 @@ class RecordingFeed:
             return None
         i = self._pos
         self._pos += 1
-        return Frame(index=self.indices[i], t=self.times[i], image=read_frame_file(self.files[i]))
+        return frame_of_file(self.files[i], self.indices[i], self.times[i])
 
     def close(self) -> None:
         self._pos = len(self.files)
@@ -145,7 +144,7 @@ class NewestFrameFeed:
                 return None
             frame, self._newest = self._newest, None
             index, self._given = self._given, self._given + 1
-        return dataclasses.replace(frame, index=index)
+        return frame.renumbered(index)
 
     def close(self, timeout: float = 2.0) -> None:
         """Stop reading: the grabbing thread stops after the frame it is reading (the camera is not released

@@ -333,8 +333,7 @@ def build_frame_message(
     cal = result.calibration
     anchors = _anchor_ids(cal)
     pixel_shapes = _image_shapes(result, units, overlays, verdicts) if shapes else None
-    image = result.image
-    h, w = (image.shape[:2] if isinstance(image, np.ndarray) else (0, 0))
+    w, h = result.size
     return {
         "type": "frame",
         "frame_index": int(result.frame_index),

@@ -18,12 +18,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
 import orjson
 
+from calibration.errors import InputError
 from session.broadcast import Broadcast
 
 log = logging.getLogger("tablesight.live")
@@ -34,14 +35,27 @@ STREAM_MAX_WIDTH = 1280
 """The picture sent to the pages is scaled down to this width: a 1080p or 4K frame costs the server and every
 browser 2-8x less to encode, send and decode, and the page shows it at ~900 px anyway. Shapes stay in the
 frame's own pixels."""
+AHEAD_KEPT = 3
+"""Pictures made ahead that are kept for the frames they were made of (the one being ruled, the one read ahead)."""
 STREAM_MIN_WIDTH = 320
 """...and to the widest any page says it shows it at (`Broadcast.picture_width`), but never below this."""
+
+
+class Pictured(Protocol):
+    """A frame that can give its picture smaller than itself cheaply (session/pipeline.py `FrameResult`)."""
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) px."""
+
+    def picture(self, width: int) -> np.ndarray:
+        """The frame in BGR colour, at least `width` px wide (or whole)."""
 
 
 @dataclass
 class _Pending:
     message: dict[str, Any]
-    image: np.ndarray | None
+    image: np.ndarray | Pictured | None
     started: float
     """time.perf_counter() when the loop started on this frame (for the frame-to-published latency, ms)."""
     picture: bool = False
@@ -72,10 +86,12 @@ class FramePublisher:
         """The newest published frame if it went out without its picture (nobody was watching), else None."""
         self.dropped = 0
         """Frames replaced by a newer one before they were encoded (their events were carried over)."""
+        self._ahead: list[tuple[Any, int | None, bytes]] = []
+        """Pictures made ahead (`picture_ahead`), newest last: (the frame, the width the pages showed, JPEG)."""
         self._thread = threading.Thread(target=self._run, name=f"tablesight-{name}-encode", daemon=True)
         """Started by the first `submit`: a publisher made but never used (a loop never started) holds no thread."""
 
-    def submit(self, message: dict[str, Any], image: np.ndarray | None, started: float,
+    def submit(self, message: dict[str, Any], image: np.ndarray | Pictured | None, started: float,
                picture: bool = False, complete: Callable[[dict[str, Any]], None] | None = None) -> None:
         """Publish `message` (and `image` as JPEG when watched, or always with `picture`) soon; never waits.
         complete: what is left to fill in the message (on this publisher's thread, skipped if the frame is
@@ -90,6 +106,28 @@ class FramePublisher:
             if self._thread.ident is None and not self._stop:  # the first frame starts the thread
                 self._thread.start()
             self._cond.notify_all()
+
+    def picture_ahead(self, frame: np.ndarray | Pictured) -> None:
+        """Make `frame`'s picture now, on the caller's thread (the feed's read-ahead, while the loop rules the frame
+        before), when pages are watching: publishing the frame then costs only its JSON. Its JPEG is used if the
+        pages still show the same width when it is published."""
+        if self.broadcast.watchers <= 0:
+            return
+        width = self.broadcast.picture_width
+        try:
+            jpeg = picture_jpeg(stream_picture(frame, width), self._quality)
+        except (ValueError, InputError):  # the publisher tries again when the frame is published, and says so
+            return
+        with self._cond:
+            self._ahead = [*self._ahead[-(AHEAD_KEPT - 1):], (frame, width, jpeg)]
+
+    def _made_ahead(self, image: Any) -> bytes | None:
+        """The JPEG `picture_ahead` made of `image` (a frame, or a result holding it as `.frame`) at the width the
+        pages show now, or None."""
+        frame = getattr(image, "frame", image)
+        width = self.broadcast.picture_width
+        with self._cond:
+            return next((jpeg for f, w, jpeg in self._ahead if f is frame and w == width), None)
 
     def show_picture(self) -> None:
         """The newest frame stays on show (paused, ended): publish it with its picture if it went out without one
@@ -158,10 +196,13 @@ class FramePublisher:
         now = time.monotonic()
         wanted = item.picture or self.broadcast.watchers > 0 or now - self._last_jpeg >= IDLE_JPEG_INTERVAL_S
         if item.image is not None and wanted:
-            picture = stream_picture(item.image, self.broadcast.picture_width)
-            ok, buf = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, self._quality])
-            if ok:
-                jpeg = buf.tobytes()
+            jpeg = self._made_ahead(item.image)
+            if jpeg is None:
+                try:
+                    jpeg = picture_jpeg(stream_picture(item.image, self.broadcast.picture_width), self._quality)
+                except (ValueError, InputError) as err:  # the frame's measures go out all the same
+                    log.warning("frame %s went out without its picture: %s", item.message.get("frame_index"), err)
+            if jpeg is not None:
                 self._last_jpeg = now
         text = orjson.dumps(item.message, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY).decode()
         self.broadcast.publish("frame", text, jpeg)
@@ -169,23 +210,47 @@ class FramePublisher:
         return jpeg is not None
 
 
-def stream_picture(image: np.ndarray, shown_px: int | None = None) -> np.ndarray:
-    """The frame as the pages are sent it: at most STREAM_MAX_WIDTH px wide, and about `shown_px` (the widest a
-    page shows it at; never below STREAM_MIN_WIDTH): a whole fraction of the frame when one lies between that
-    and 1.5 times it (1080p shown 896 px across: 960), else exactly that. The page draws it over the frame's own
-    size, `image_size`, where the pixel shapes are."""
-    h, w = image.shape[:2]
+def stream_size(size: tuple[int, int], shown_px: int | None = None) -> tuple[int, int]:
+    """(width, height) px of the picture the pages are sent of a frame of `size`: at most STREAM_MAX_WIDTH px
+    wide, and about `shown_px` (the widest a page shows it at; never below STREAM_MIN_WIDTH): a whole fraction of
+    the frame when one lies between that and 1.5 times it (1080p shown 896 px across: 960), else exactly that."""
+    w, h = size
     most = STREAM_MAX_WIDTH if shown_px is None else max(STREAM_MIN_WIDTH, min(STREAM_MAX_WIDTH, int(shown_px)))
     if w <= most:
-        return image
+        return w, h
     k = w // most
-    if k >= 2 and w % k == 0 and h % k == 0 and w // k <= STREAM_MAX_WIDTH:  # a whole factor: area averaging, OpenCV's fast path (0.3 ms at 1080p)
-        return cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA)
-    return cv2.resize(image, (most, max(1, round(h * most / w))), interpolation=cv2.INTER_LINEAR)
+    if k >= 2 and w % k == 0 and h % k == 0 and w // k <= STREAM_MAX_WIDTH:
+        return w // k, h // k
+    return most, max(1, round(h * most / w))
+
+
+def stream_picture(image: np.ndarray | Pictured, shown_px: int | None = None) -> np.ndarray:
+    """The frame as the pages are sent it, `stream_size` (the page draws it over the frame's own size,
+    `image_size`, where the pixel shapes are). A `Pictured` frame is asked for its picture at that width first
+    (a JPEG decoded at a half or a quarter of its size costs a third of a whole decode)."""
+    if isinstance(image, np.ndarray):
+        h, w = image.shape[:2]
+        width, height = stream_size((int(w), int(h)), shown_px)
+    else:
+        width, height = stream_size(image.size, shown_px)
+        image = image.picture(width)
+    return _scaled(image, width, height)
+
+
+def _scaled(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    """`image` at `width` x `height` px (no larger than it): halved by area averaging while it is at least twice
+    that (OpenCV's fast path: 0.5 ms from 1080p, where a third by area takes 2.7 ms), then bilinear for the rest."""
+    while image.shape[1] >= 2 * width and image.shape[0] >= 2 * height and image.shape[1] % 2 == 0 \
+            and image.shape[0] % 2 == 0:
+        image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    if (image.shape[1], image.shape[0]) == (width, height):
+        return image
+    return cv2.resize(image, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
 def picture_jpeg(image: np.ndarray, quality: int) -> bytes:
-    """The whole frame as JPEG, full size (a snapshot: the calibration wizard marks anchors on it)."""
+    """`image` as JPEG at `quality` (a stream picture, or the whole frame as a snapshot for the calibration wizard
+    to mark anchors on); ValueError if it cannot be encoded."""
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     if not ok:
         raise ValueError("The frame could not be encoded as JPEG.")

@@ -446,9 +446,12 @@ class LiveLoop:
                 _close(feed)
 
     def _prepare(self, frame: Any, detector: Any) -> Any:
-        """The part of `frame`'s work the pipeline can do ahead (on the feed's worker thread), or None."""
+        """The part of `frame`'s work the pipeline can do ahead (on the feed's worker thread), or None; and its
+        picture for the pages, when they watch."""
         prepare = getattr(self._pipeline, "prepare", None)
-        return prepare(frame, detector) if prepare is not None else None
+        prepared = prepare(frame, detector) if prepare is not None else None
+        self._encoder.picture_ahead(frame)  # the page's picture too, beside the frame before's ruling
+        return prepared
 
     def _rule_taken(self, feed: FeedAhead) -> None:
         """Rule the frame being read ahead with the pipeline of the recording it went into, before a new setup's
@@ -623,7 +626,7 @@ class LiveLoop:
         message["status"]["status"] = "ok" if self._playing else "paused"
         self.frames_processed += 1
         # a paused frame stays on show: it gets its picture even with nobody watching yet
-        self._encoder.submit(message, result.image, started, picture=not self._playing,
+        self._encoder.submit(message, result, started, picture=not self._playing,
                              complete=lambda m: add_image_shapes(m, result, self._shape_memo))
 
     def _selected_overlays(self, unit: int) -> list[dict[str, Any]]:

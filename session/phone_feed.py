@@ -22,11 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 
-from calibration.decode import ImageTooLarge, imdecode
 from session.drivable import FeedWaiting
+from vision.errors import FrameError
 from vision.sources import Frame
 
 WAIT_S = 1.0
@@ -186,8 +185,8 @@ class PhoneCamera:
                         raise FeedWaiting(self.why_waiting())
                     self._cond.wait(left)
                 arrived, self._newest = self._newest, None
-            image = _decode(arrived.jpeg)
-            if image is None:
+            frame = _decode(arrived.jpeg)
+            if frame is None:
                 with self._cond:
                     self.bad += 1
                 continue
@@ -196,8 +195,10 @@ class PhoneCamera:
                     self._t0 = arrived.at
                 index, self._given = self._given, self._given + 1
                 self._measuring = arrived
-                self.size = (int(image.shape[1]), int(image.shape[0]))
-            return Frame(index=index, t=round(arrived.at - self._t0, 6), image=image, jpeg=arrived.jpeg)
+                self.size = frame.size
+            frame = frame.renumbered(index, round(arrived.at - self._t0, 6))
+            frame.at = time.time() - (time.monotonic() - arrived.at)  # when it came, wall clock (the page's latency)
+            return frame
 
     def close(self) -> None:
         """The loop let go of the feed (it stops, or reopens its source): nothing to release, the phone stays
@@ -249,14 +250,15 @@ class PhoneCamera:
             listener(measured)
 
 
-def _decode(jpeg: bytes) -> np.ndarray | None:
+def _decode(jpeg: bytes) -> Frame | None:
+    """The phone's picture as a frame (its grey decoded now, its colour when the page needs it); None if it is
+    not a readable JPEG."""
+    if jpeg[:3] != b"\xff\xd8\xff":
+        return None
     try:
-        image = imdecode(jpeg, cv2.IMREAD_COLOR)
-    except ImageTooLarge:
+        return Frame.of_jpeg(0, 0.0, jpeg, "the phone's picture")
+    except FrameError:
         return None
-    if image is None or image.ndim != 3 or image.shape[2] != 3:
-        return None
-    return image
 
 
 def anchor_ids_of(result: Any) -> tuple[int, ...]:
@@ -269,8 +271,7 @@ def measured_of(done: _Arrived, result: Any, now: float) -> Measured:
     """What to tell the phone about frame `done`, from `result` (the loop's newest; None before any)."""
     ids = anchor_ids_of(result)
     tags = tuple(getattr(result, "tags", ()) or ())
-    image = getattr(result, "image", None)
-    size = (int(image.shape[1]), int(image.shape[0])) if isinstance(image, np.ndarray) else (0, 0)
+    size = tuple(result.size) if result is not None else (0, 0)
     anchors = tuple(
         AnchorOutline(int(t.id), tuple((float(x), float(y)) for x, y in np.asarray(t.corners_px).reshape(4, 2)))
         for t in tags if int(t.id) in ids

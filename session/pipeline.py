@@ -37,7 +37,8 @@ from session.overrule import KINDS as OVERRULE_KINDS
 from session.overrule import LastRuling, Overrules, correction_of, overrule_key
 from vision.fuse import BaseFuser, Mount
 from vision.positions import BaseFix, measure_bases, smallest_tag_px
-from vision.tags import TagDetector, TagObservation, gray_frame
+from vision.sources import ShowsFrame, gray_of, size_of
+from vision.tags import TagDetector, TagObservation
 from vision.tracker import DuplicateTag, Move, Placed, Tracker, TrackState, UnknownTag
 from vision.windowed import FINE_EVERY, AheadScan, WindowedDetector
 
@@ -76,12 +77,13 @@ TableEvent = Move | Placed | UnknownTag | DuplicateTag | CameraMoved
 
 
 @dataclass(frozen=True)
-class FrameResult:
-    """What one frame gave. Positions and overlays are table inches; `image` is the BGR frame."""
+class FrameResult(ShowsFrame):
+    """What one frame gave. Positions and overlays are table inches; `frame` is the frame ruled (its `image`, BGR)."""
 
     frame_index: int
     t: float
-    image: np.ndarray
+    frame: Any
+    """The frame (vision/sources.py `Frame`, or anything with a BGR `.image`)."""
     tags: tuple[TagObservation, ...]
     fixes: tuple[BaseFix, ...]
     events: tuple[TableEvent, ...]
@@ -439,31 +441,30 @@ class Pipeline:
     # ------------------------------------------------------------------------------------------ frame
     def prime(self, frame: Any) -> None:
         """Show the detector `frame` (the one a resumed checkpoint was taken after) as the last frame it saw."""
-        self.detector.prime(gray_frame(frame.image))
+        self.detector.prime(gray_of(frame))
 
     def prepare(self, frame: Any, detector: TagDetector | None = None) -> Prepared:
         """The part of `frame`'s work that depends on nothing but the frame (its grey image, the detector's
         `scan_ahead`), for `process(frame, prepared=...)`. Thread-safe: the read-ahead runs it on other cores,
         each with a `detector` of its own (session/read_ahead.py)."""
-        image = frame.image
-        self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
-        gray = gray_frame(image)
+        self.calibration.check_frame(size_of(frame))
+        gray = gray_of(frame)
         return Prepared(int(frame.index), gray, self.detector.scan_ahead(gray, int(frame.index), detector))
 
     def process(self, frame: Any, declared: Sequence[Action] = (), prepared: Prepared | None = None) -> FrameResult:
-        """Run one frame (anything with .index, .t and a BGR .image) through every stage; `declared` are the
+        """Run one frame (a `Frame`, or anything with .index, .t and a BGR .image) through every stage; `declared` are the
         players' declared actions at this frame, ruled after the frame's own events. `prepared`: this frame's
         `prepare`, made beforehand (the same tags come out either way)."""
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
-        image = frame.image
-        self.calibration.check_frame((int(image.shape[1]), int(image.shape[0])))
+        size = size_of(frame)
+        self.calibration.check_frame(size)
         if prepared is not None and prepared.index != int(frame.index):
             prepared = None  # made from another frame
-        gray = gray_frame(image) if prepared is None else prepared.gray
+        gray = gray_of(frame) if prepared is None else prepared.gray
         tags = self.detector.detect(gray, int(frame.index), float(frame.t),
                                     prepared.ahead if prepared is not None else None)
-        knocked = self._check_pose(tags, (int(image.shape[1]), int(image.shape[0])), int(frame.index))
+        knocked = self._check_pose(tags, size, int(frame.index))
         # the anchors say the camera moved but the pose cannot be solved yet (an anchor under a hand): this
         # frame's positions would be off by the knock, so it is not measured or tracked (no false moves)
         unsure = not knocked and (self.pose_watch.shift_px(tags) or 0.0) > ANCHOR_SHIFT_PX
@@ -497,7 +498,7 @@ class Pipeline:
         return FrameResult(
             frame_index=int(frame.index),
             t=float(frame.t),
-            image=image,
+            frame=frame,
             tags=tuple(tags),
             fixes=fixes,
             events=tuple(events),

@@ -40,7 +40,7 @@ from session.store import SessionStore
 from session.table_setup import TableSetup
 from vision.recorder import Recorder, encode_frame
 from vision.session_dir import fsync_dir, write_json_atomic
-from vision.sources import Frame, decode_frame_bytes
+from vision.sources import Frame
 
 log = logging.getLogger("tablesight.recording")
 
@@ -272,28 +272,33 @@ class LiveRecording:
                 take.t0 = float(frame.t)
             t = max(round(float(frame.t) - take.t0, 6), take.last_t)
             take.last_t = t
-            image = frame.image
             if not take.failed:
                 source_index = int(frame.index)
-                # the live run rules the very pixels the recording keeps (its JPEG, decoded as a replay decodes
-                # it), so that a replay of the folder gives the verdicts given live
+                # the live run measures the very pixels the recording keeps (its JPEG's grey, decoded as a replay
+                # decodes it: vision/sources.py Frame.of_jpeg), so that a replay of the folder gives the verdicts
+                # given live; the page is shown the camera's own colour
                 try:  # a phone's own JPEG is kept as it came (not compressed twice)
-                    encoded = frame.jpeg if frame.jpeg is not None else encode_frame(image, RECORD_JPEG_QUALITY, index)
-                    image = decode_frame_bytes(encoded, f"frame {index} of {take.name}")
+                    if frame.jpeg is not None:
+                        encoded, kept = frame.jpeg, frame.renumbered(index, t)
+                    else:
+                        encoded = encode_frame(frame.image, RECORD_JPEG_QUALITY, index)
+                        kept = Frame.of_jpeg(index, t, encoded, f"frame {index} of {take.name}", frame.image,
+                                             getattr(frame, "at", None))
                 except Exception as err:  # noqa: BLE001 - a frame that cannot be kept stops the recording, not the game
                     self._fail(take, f"Recording {take.name} stopped: frame {index} cannot be kept as a JPEG "
                                      f"({_reason(err)}); the frames before it are kept.")
-                    return Frame(index=index, t=t, image=frame.image)
+                    return frame.renumbered(index, t)
 
                 def job() -> None:
                     started = time.perf_counter()
-                    entry = take.recorder.write(image, t, source_index=source_index, encoded=encoded)
+                    entry = take.recorder.write(kept.gray, t, source_index=source_index, encoded=encoded)
                     take.store.add_frame(entry.index, entry.t, entry.file)
                     self.write_ms.append((time.perf_counter() - started) * 1000.0)
                     del self.write_ms[:-300]
 
                 self._submit(take, job)
-            return Frame(index=index, t=t, image=image)
+                return kept
+            return frame.renumbered(index, t)
 
     def drain(self) -> None:
         """Wait until the writer has finished everything handed to it."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bench.web import CHROMIUM, format_web_bench, run_web_bench
+from bench.web import CAMERA_FPS, CHROMIUM, format_web_bench, run_web_bench
 from calibration.errors import InputError
 from tests.webui_session import make_session
 
@@ -64,7 +64,8 @@ def test_ratios_are_the_median_over_rounds_of_each_rounds_ratio(figures: dict[st
 def test_latency_from_frame_read_to_overlays_drawn_is_measured(figures: dict[str, Any]) -> None:
     assert figures["latency_error"] is None
     lat = figures["latency"]
-    assert [x["watchers"] for x in lat] == [0, 3]
+    assert [(x["name"], x["watchers"]) for x in lat] == [("browser alone", 0), ("browser + 3 watchers", 3),
+                                                         ("camera at 30 fps", 0)]
     for x in lat:
         assert x["frames_drawn"] > 0 and x["drawn_fps"] > 0 and x["pipeline_fps"] > 0
         assert x["p50_ms"] is not None and x["p95_ms"] is not None
@@ -72,6 +73,7 @@ def test_latency_from_frame_read_to_overlays_drawn_is_measured(figures: dict[str
         assert x["pipeline_p50_ms"] is not None and x["pipeline_p50_ms"] > 0
         assert abs(x["clock_offset_ms"]) < 1000  # one machine: the two clocks agree closely
     assert lat[1]["server_watchers"] == 3 + 1  # the watchers and the page
+    assert lat[2]["pipeline_fps"] <= CAMERA_FPS * 1.1  # the camera gives 30 frames a second, never more
 
 
 def test_figures_are_json_and_the_table_names_them(figures: dict[str, Any]) -> None:

@@ -3,6 +3,7 @@ and a fault of ours on one frame reported without ending the watching."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -12,10 +13,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-from session.broadcast import Broadcast
+from session.broadcast import Broadcast, View
 from session.drivable import DetectOnly
 from session.frame_publisher import FramePublisher
 from session.live_loop import LiveLoop
+from vision.sources import Frame, ShowsFrame
 
 
 def _picture(seed: int) -> np.ndarray:
@@ -94,10 +96,10 @@ def test_a_frame_dropped_for_a_newer_one_hands_on_its_events_and_verdicts() -> N
 
 
 @dataclass(frozen=True)
-class _Result:
+class _Result(ShowsFrame):
     frame_index: int
     t: float
-    image: np.ndarray
+    frame: Frame
     events: tuple[Any, ...] = ()
     verdicts: tuple[Any, ...] = ()
     overlays: tuple[Any, ...] = ()
@@ -138,7 +140,7 @@ class _FaultOnFrame(DetectOnly):
     def process(self, frame: int, declared: Any = (), prepared: Any = None) -> _Result:  # type: ignore[override]
         if frame == self.bad:
             raise ZeroDivisionError("division by zero")
-        return _Result(frame, frame / 30.0, _picture(frame))
+        return _Result(frame, frame / 30.0, Frame(frame, frame / 30.0, _picture(frame)))
 
 
 def test_a_fault_on_one_frame_is_reported_and_the_next_frames_are_still_shown() -> None:
@@ -221,3 +223,48 @@ def test_the_frame_a_recording_ends_on_has_its_picture_with_nobody_watching() ->
         assert json.loads(shown.text)["frame_index"] == 11
     finally:
         loop.stop()
+
+
+def test_a_picture_made_ahead_is_the_one_published_at_the_width_the_page_shows() -> None:
+    """The read-ahead makes the page's picture beside the ruling of the frame before (`picture_ahead`): that very
+    JPEG goes out with the frame while the page shows the same width; a page that changed its width gets a picture
+    made afresh at the new one. With nobody watching nothing is made ahead."""
+    hub = Broadcast()
+    enc = FramePublisher(hub)
+    view = View(width=None)
+    started, done = threading.Event(), threading.Event()
+
+    async def watch() -> None:
+        agen = hub.watch(view=view)
+        task = asyncio.ensure_future(agen.__anext__())
+        await asyncio.sleep(0.01)
+        started.set()
+        while not done.is_set():
+            await asyncio.sleep(0.01)
+        task.cancel()
+
+    frame = Frame(0, 0.0, np.tile(_picture(3), (4, 4, 1)))  # 640 x 480
+    enc.picture_ahead(frame)  # nobody watches yet
+    assert enc._made_ahead(frame) is None
+    t = threading.Thread(target=lambda: asyncio.run(watch()))
+    t.start()
+    try:
+        assert started.wait(5) and hub.watchers == 1
+        view.width = 320
+        enc.picture_ahead(frame)
+        ahead = enc._made_ahead(frame)
+        assert ahead is not None
+        enc.submit(_message(0), frame, time.perf_counter())
+        assert enc.flush(5) and hub.latest_frame is not None and hub.latest_frame.jpeg == ahead
+        enc.picture_ahead(frame)
+        view.width = 640  # the page was widened after the picture was made
+        enc.submit(_message(1), frame, time.perf_counter())
+        assert enc.flush(5) and hub.latest_frame is not None
+        published = hub.latest_frame.jpeg
+        assert published is not None and published != ahead
+        assert cv2.imdecode(np.frombuffer(published, np.uint8), cv2.IMREAD_COLOR).shape == (480, 640, 3)
+        assert cv2.imdecode(np.frombuffer(ahead, np.uint8), cv2.IMREAD_COLOR).shape == (240, 320, 3)
+    finally:
+        done.set()
+        t.join(5)
+        enc.close()

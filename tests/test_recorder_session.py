@@ -166,7 +166,7 @@ def test_sigkill_mid_session_loses_at_most_the_frame_being_written(tmp_path: Pat
 def test_a_live_frame_that_cannot_be_kept_stops_the_recording_not_the_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Live frames are ruled as the recording keeps them (its JPEG, decoded). A frame that cannot be made into
+    """Live frames are measured as the recording keeps them (its JPEG's grey, decoded). A frame that cannot be made into
     that JPEG stops the recording with one sentence, keeps the frames before it on disk, and still goes on to the
     game, as the camera gave it."""
     import session.recording as recording
@@ -178,9 +178,14 @@ def test_a_live_frame_that_cannot_be_kept_stops_the_recording_not_the_game(
     image = rng.integers(0, 255, (48, 64, 3), dtype=np.uint8)
     first = rec.take_frame(Frame(index=7, t=1.0, image=image), "test camera")
     assert first.index == 0 and first.t == 0.0
-    kept = cv2.imdecode(np.frombuffer(recording.encode_frame(image, recording.RECORD_JPEG_QUALITY), np.uint8),
-                        cv2.IMREAD_UNCHANGED)
-    assert np.array_equal(first.image, kept)  # the JPEG's pixels, not the camera's
+    jpeg = np.frombuffer(recording.encode_frame(image, recording.RECORD_JPEG_QUALITY), np.uint8)
+    kept = cv2.imdecode(jpeg, cv2.IMREAD_GRAYSCALE)
+    assert np.array_equal(first.gray, kept)  # what is measured: the JPEG's grey, as a replay decodes it
+    assert not np.array_equal(first.gray, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))  # not the camera's
+    assert np.array_equal(first.image, image)  # what is shown: the camera's own colour
+    rec.drain()
+    replayed = SessionSource(tmp_path / "sessions" / str(rec.name))
+    assert np.array_equal(next(iter(replayed)).gray, first.gray)  # the replay measures the same pixels
     name = rec.name
 
     def refuse(*_: object) -> bytes:

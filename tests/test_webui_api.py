@@ -19,6 +19,7 @@ from session.frame_publisher import STREAM_MAX_WIDTH, stream_picture
 from session.settings import Settings
 from tests.webui_server import LocalClient, session_settings
 from tests.webui_session import END_12, START_12, UNITS, make_session
+from vision.sources import Frame
 from webui.server import create_app
 
 
@@ -238,7 +239,8 @@ def test_calibration_from_the_live_feed_takes_its_best_recent_frame(client: Test
         assert good is not None
         covered = good.image.copy()
         covered[:, :200] = 128  # a hand over anchors 0 and 3
-        live.recent_results.append(dataclasses.replace(good, image=covered, frame_index=good.frame_index + 1000))
+        live.recent_results.append(dataclasses.replace(good, frame=Frame(good.frame_index + 1000, good.t, covered),
+                                                        frame_index=good.frame_index + 1000))
         a = client.post("/api/calibration/table", data={"board": "30x22"}).json()
     finally:
         live.play()

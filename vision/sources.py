@@ -41,15 +41,138 @@ class CameraLost(FrameError):
     """A camera stopped delivering frames and did not come back within the reconnect backoff."""
 
 
-@dataclass(frozen=True)
-class Frame:
-    """One frame: `index` in its source, `t` seconds from the source's start, `image` BGR uint8 (H, W, 3)."""
+JPEG_GRAY = cv2.IMREAD_GRAYSCALE | cv2.IMREAD_IGNORE_ORIENTATION
+"""A JPEG frame's grey: its luminance as coded (3 ms at 1080p, where the colour decode takes 9 ms); the pixels as
+stored, as the colour decode keeps them (IMREAD_UNCHANGED ignores a phone's orientation tag too)."""
+REDUCED_COLOUR = ((8, cv2.IMREAD_REDUCED_COLOR_8), (4, cv2.IMREAD_REDUCED_COLOR_4), (2, cv2.IMREAD_REDUCED_COLOR_2))
+"""libjpeg's own scaled decodes (1/8, 1/4, 1/2 of each side), each about as quick as the grey one."""
 
-    index: int
-    t: float
-    image: np.ndarray
-    jpeg: bytes | None = None
-    """The JPEG `image` was decoded from, when the source sent one (a phone): a recording keeps it as it is."""
+
+class Frame:
+    """One frame: `index` in its source, `t` seconds from the source's start, `image` BGR uint8 (H, W, 3).
+
+    A frame made `of_jpeg` (a recording's file, a phone's picture, a camera frame as the recording keeps it)
+    decodes only its grey at once, which is all the tag scan reads; its colour is decoded when first asked for,
+    and `picture(width)` decodes it at a half, quarter or eighth of its size for the page. Its `gray` is the
+    JPEG's own luminance, in the live run and in every replay alike. Any other frame's `gray` is its image made
+    grey (vision/tags.py `gray_frame`).
+    """
+
+    __slots__ = ("index", "t", "jpeg", "at", "_image", "_gray", "_where")
+
+    def __init__(self, index: int, t: float, image: np.ndarray | None = None, jpeg: bytes | None = None, *,
+                 gray: np.ndarray | None = None, where: str = "", at: float | None = None) -> None:
+        if image is None and (jpeg is None or gray is None):
+            raise ValueError("A frame needs its image, or its JPEG and grey (Frame.of_jpeg).")
+        self.index = index
+        self.t = t
+        self.jpeg = jpeg
+        """The JPEG the frame came as, when it came as one: a recording keeps it as it is (not compressed twice)."""
+        self.at = at
+        """Wall clock (time.time(), s) when a camera delivered the frame; None for a recorded one."""
+        self._image = image
+        self._gray = gray
+        self._where = where
+
+    @classmethod
+    def of_jpeg(cls, index: int, t: float, data: bytes, where: str | Path, image: np.ndarray | None = None,
+                at: float | None = None) -> Frame:
+        """A frame of JPEG bytes, its grey decoded now; FrameError naming `where` if they are not a readable image.
+        image: the BGR picture the JPEG was made of (a camera's frame, recorded), shown as it is rather than
+        decoded again; the grey, which is all that is measured, is the JPEG's in any case."""
+        try:
+            gray = imdecode(data, JPEG_GRAY)
+        except ImageTooLarge as err:
+            raise FrameError(too_large_sentence(f"Frame file {where}", "delete it or replace it with the real frame",
+                                                err.size)) from None
+        if gray is None or gray.ndim != 2 or gray.dtype != np.uint8:
+            raise FrameError(f"Frame file {where} is not a readable image; delete it or replace it with the real frame.")
+        return cls(index, t, image, jpeg=bytes(data), gray=gray, where=str(where), at=at)
+
+    @property
+    def image(self) -> np.ndarray:
+        """The BGR uint8 (H, W, 3) frame (a JPEG frame's colour is decoded on first use)."""
+        if self._image is None:
+            assert self.jpeg is not None
+            self._image = decode_frame_bytes(self.jpeg, self._where)
+        return self._image
+
+    @property
+    def gray(self) -> np.ndarray:
+        """The 2-D uint8 grey frame the tag scan reads."""
+        if self._gray is None:
+            from vision.tags import gray_frame  # vision.tags reads frames; it does not make them
+
+            self._gray = gray_frame(self.image)
+        return self._gray
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) px."""
+        h, w = (self._gray if self._gray is not None else self.image).shape[:2]
+        return int(w), int(h)
+
+    def picture(self, width: int) -> np.ndarray:
+        """The frame in BGR colour, at least `width` px wide where that is smaller than the frame: a JPEG frame
+        whose colour was not needed yet is decoded at the smallest of 1/8, 1/4, 1/2 that is wide enough."""
+        if self._image is None and self.jpeg is not None:
+            w = self.size[0]
+            for k, flag in REDUCED_COLOUR:
+                if -(-w // k) >= width:
+                    small = imdecode(self.jpeg, flag | cv2.IMREAD_IGNORE_ORIENTATION)
+                    if small is not None and small.ndim == 3 and small.shape[2] == 3:
+                        return small
+                    break
+        return self.image
+
+    def renumbered(self, index: int, t: float | None = None) -> Frame:
+        """This frame (sharing its decoded pixels) as number `index`, at `t` s when given."""
+        return Frame(index, self.t if t is None else t, self._image, self.jpeg, gray=self._gray, where=self._where,
+                     at=self.at)
+
+    def __repr__(self) -> str:
+        return f"Frame(index={self.index}, t={self.t}, size={self.size}, jpeg={self.jpeg is not None})"
+
+
+class ShowsFrame:
+    """What a frame gave, holding the frame as `frame` (a `Frame`, or anything with a BGR `.image`): its image,
+    size and picture without decoding more of it than is asked for."""
+
+    frame: Any
+
+    @property
+    def image(self) -> np.ndarray:
+        """The frame, BGR uint8 (a JPEG frame's colour is decoded now, if it was not yet)."""
+        return np.asarray(self.frame.image)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) of the frame, px."""
+        return size_of(self.frame)
+
+    def picture(self, width: int) -> np.ndarray:
+        """The frame in BGR colour, at least `width` px wide where it can be had smaller cheaply (`Frame.picture`)."""
+        picture = getattr(self.frame, "picture", None)
+        return np.asarray(picture(width) if picture is not None else self.frame.image)
+
+
+def gray_of(frame: Any) -> np.ndarray:
+    """The grey image of any frame (its own `gray` when it has one, else its BGR `image` made grey)."""
+    gray = getattr(frame, "gray", None)
+    if gray is None:
+        from vision.tags import gray_frame
+
+        gray = gray_frame(frame.image)
+    return np.asarray(gray)
+
+
+def size_of(frame: Any) -> tuple[int, int]:
+    """(width, height) px of any frame, without decoding a JPEG frame's colour."""
+    size = getattr(frame, "size", None)
+    if isinstance(size, tuple):
+        return size
+    h, w = frame.image.shape[:2]
+    return int(w), int(h)
 
 
 @dataclass(frozen=True)
@@ -107,6 +230,20 @@ def _complete_image_bytes(data: bytes) -> bool:
 
 def read_frame_file(path: Path) -> np.ndarray:
     """Decode one frame file to BGR uint8; FrameError naming the file if it is missing, cut short or not an image."""
+    return decode_frame_bytes(_frame_file_bytes(path), path)
+
+
+def frame_of_file(path: Path, index: int, t: float) -> Frame:
+    """Frame `index` at `t` s from one frame file (a JPEG's colour decoded only when asked for: `Frame.of_jpeg`);
+    FrameError naming the file if it is missing, cut short or not an image."""
+    data = _frame_file_bytes(path)
+    if data[:3] == b"\xff\xd8\xff":
+        return Frame.of_jpeg(index, t, data, path)
+    return Frame(index, t, decode_frame_bytes(data, path))
+
+
+def _frame_file_bytes(path: Path) -> bytes:
+    """A frame file's bytes; FrameError naming it if it is missing, empty or cut short."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -117,7 +254,7 @@ def read_frame_file(path: Path) -> np.ndarray:
         raise FrameError(f"Frame file {path} is empty; delete it or replace it with the real frame.")
     if not _complete_image_bytes(data):
         raise FrameError(f"Frame file {path} is cut short (corrupt); delete it or replace it with the real frame.")
-    return decode_frame_bytes(data, path)
+    return data
 
 
 def decode_frame_bytes(data: bytes, path: Path | str) -> np.ndarray:
@@ -174,10 +311,11 @@ class FrameSource(ABC):
         if self.on_bad_frame is not None:
             self.on_bad_frame(bad)
 
-    def _check_size(self, image: np.ndarray, where: str) -> None:
+    def _check_size(self, size: tuple[int, int], where: str) -> None:
+        """FrameError unless a frame of `size` (width, height) px is the source's size."""
         w, h = self.size
-        if image.shape[1] != w or image.shape[0] != h:
-            raise FrameError(f"{where} is {image.shape[1]}x{image.shape[0]} px but the source's frames are "
+        if size != (w, h):
+            raise FrameError(f"{where} is {size[0]}x{size[1]} px but the source's frames are "
                              f"{w}x{h}; keep one resolution for a whole session.")
 
     def close(self) -> None:
@@ -226,10 +364,9 @@ class FolderSource(FrameSource):
         if self._size is None:
             for path in self.files:
                 try:
-                    image = read_frame_file(path)
+                    self._size = frame_of_file(path, 0, 0.0).size
                 except FrameError:
                     continue
-                self._size = (image.shape[1], image.shape[0])
                 break
             else:
                 raise FrameError(f"No file in frame folder {self.folder} is a readable image; "
@@ -239,12 +376,12 @@ class FolderSource(FrameSource):
     def _frames(self) -> Iterator[Frame]:
         for index, path in enumerate(self.files):
             try:
-                image = read_frame_file(path)
-                self._check_size(image, f"Frame file {path}")
+                frame = frame_of_file(path, index, index / self.fps)
+                self._check_size(frame.size, f"Frame file {path}")
             except FrameError as err:
                 self._bad(index, str(path), err)
                 continue
-            yield Frame(index=index, t=index / self.fps, image=image)
+            yield frame
 
 
 class SessionSource(FrameSource):
@@ -271,20 +408,19 @@ class SessionSource(FrameSource):
     def size(self) -> tuple[int, int]:
         if self._size is None:
             first = self.session.entries[0]
-            image = read_frame_file(self.session.directory / first.file)
-            self._size = (image.shape[1], image.shape[0])
+            self._size = frame_of_file(self.session.directory / first.file, first.index, first.t).size
         return self._size
 
     def _frames(self) -> Iterator[Frame]:
         for entry in self.session.entries:
             path = self.session.directory / entry.file
             try:
-                image = read_frame_file(path)
-                self._check_size(image, f"Frame file {path}")
+                frame = frame_of_file(path, entry.index, entry.t)
+                self._check_size(frame.size, f"Frame file {path}")
             except FrameError as err:
                 self._bad(entry.index, str(path), FrameError(f"{str(err).rstrip('.')} (listed in {self.description})."))
                 continue
-            yield Frame(index=entry.index, t=entry.t, image=image)
+            yield frame
 
 
 class VideoSource(FrameSource):
@@ -436,11 +572,11 @@ class CameraSource(FrameSource):
             self._index += 1
             try:
                 bgr = _as_bgr(image, f"Frame {index} of {self.description}")
-                self._check_size(bgr, f"Frame {index} of {self.description}")
+                self._check_size((int(bgr.shape[1]), int(bgr.shape[0])), f"Frame {index} of {self.description}")
             except FrameError as err:
                 self._bad(index, self.description, err)
                 continue
-            yield Frame(index=index, t=t, image=bgr)
+            yield Frame(index=index, t=t, image=bgr, at=time.time())
 
     def close(self) -> None:
         if self._cap is not None:
