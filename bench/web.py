@@ -20,9 +20,9 @@ is compared with this process's clock (offset from the quickest of a few round t
 is the end-to-end latency: pipeline, JPEG, WebSocket, picture decode and drawing. Measured with the page
 alone, then with `watchers` fast watchers beside it. Free-running, a frame is taken as soon as the one before is
 ruled, so these rows are the pipeline flat out. The last row is what a camera user sees: a fresh server watches
-the same recording delivered as a 30 fps camera would deliver it (`RecordedCamera`: each frame decoded on the
-camera's thread and given when it is due), records it as a camera is recorded, and the latency counts from when
-the camera gave each frame. Times are wall clock; fps over each whole window.
+the same recording served as a 30 fps network camera (`camera_stream`: an MJPEG stream over HTTP, each frame sent
+when it is due), records it as a camera is recorded, and the latency counts from when each frame came from the
+camera. Times are wall clock; fps over each whole window.
 """
 
 from __future__ import annotations
@@ -39,15 +39,15 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from calibration.errors import InputError
-from vision.sources import Frame, FrameSource, frame_of_file
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -60,7 +60,7 @@ START_TIMEOUT_S = 60.0
 """Longest wait for the server, the watchers or the page to be ready."""
 MAX_WATCHERS = 64
 CAMERA_FPS = 30.0
-"""The frame rate of the recording played as a camera (`RecordedCamera`): a webcam's."""
+"""The frame rate of the recording served as a camera (`camera_stream`): a webcam's."""
 DRAWN_JS = "window.tablesightDrawn ? window.tablesightDrawn.splice(0) : []"
 
 
@@ -136,50 +136,58 @@ def _children_cpu_s() -> float:
     return float(ru.ru_utime + ru.ru_stime)
 
 
-class RecordedCamera(FrameSource):
-    """A recorded session delivered as a camera delivers frames: each frame decoded to BGR (as a camera's driver
-    does, on the camera's own thread) and given when it is due by the wall clock, `fps` a second, over and over;
-    each frame's `at` is when it was given."""
+@contextmanager
+def camera_stream(session: Path, fps: float = CAMERA_FPS) -> Iterator[str]:
+    """`session`'s frames served as a network camera serves them: an MJPEG stream over HTTP on 127.0.0.1 (as phone
+    camera apps and IP cameras serve it, and as a 1080p webcam sends MJPEG), each frame's JPEG sent when it is due
+    by the wall clock, `fps` a second, over and over; yields the stream's URL for `serve --camera`."""
+    from session.feeds import RecordingFeed
 
-    def __init__(self, session: Path, fps: float = CAMERA_FPS) -> None:
-        from session.feeds import RecordingFeed
+    parts = [path.read_bytes() for path in RecordingFeed.open(session).files]
 
-        super().__init__(skip_bad_frames=True)
-        self.session, self.fps = session, float(fps)
-        self.files = RecordingFeed.open(session).files
+    class Stream(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
 
-    @property
-    def size(self) -> tuple[int, int]:
-        return frame_of_file(self.files[0], 0, 0.0).size
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
+            self.end_headers()
+            t0, k = time.monotonic(), 0
+            with suppress(OSError):
+                while True:
+                    wait = t0 + k / fps - time.monotonic()
+                    if wait > 0:
+                        time.sleep(wait)
+                    part = parts[k % len(parts)]
+                    self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(part)
+                                     + part + b"\r\n")
+                    k += 1
 
-    @property
-    def description(self) -> str:
-        return f"recording {self.session.name} played as a camera at {self.fps:g} fps"
-
-    def _frames(self) -> Iterator[Frame]:
-        t0, k = time.monotonic(), 0
-        while not self._closed:
-            image = frame_of_file(self.files[k % len(self.files)], k, 0.0).image
-            wait = t0 + k / self.fps - time.monotonic()
-            if wait > 0:
-                time.sleep(wait)
-            yield Frame(k, time.monotonic() - t0, image, at=time.time())
-            k += 1
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Stream)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, name="tablesight-bench-camera", daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/video.mjpg"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 @contextmanager
 def serving_camera(session: Path, work: Path, record: bool = True) -> Iterator[tuple[str, Any]]:
-    """The real web server watching `session` as a camera (`RecordedCamera`), with the recording's calibration
-    and roster, recording it as a camera is recorded unless `record` is False; yields (base URL, app)."""
+    """The real web server watching `session` as a network camera (`camera_stream`), with the recording's
+    calibration and roster, recording it as a camera is recorded unless `record` is False; yields (base URL, app)."""
     from session.settings import Settings
     from webui.server import create_app
 
-    settings = Settings(host="127.0.0.1", port=_free_port(), source_kind="camera", source="bench camera",
-                        calibration_file=session / "calibration.json", roster_file=session / "roster.json",
-                        game=_session_game(session), sessions_dir=work / "sessions", setup_dir=work / "setup",
-                        record=record)
-    with _served(create_app(settings, camera=lambda: RecordedCamera(session)), settings.port) as url_app:
-        yield url_app
+    with camera_stream(session) as stream:
+        settings = Settings(host="127.0.0.1", port=_free_port(), source_kind="camera", source=stream,
+                            calibration_file=session / "calibration.json", roster_file=session / "roster.json",
+                            game=_session_game(session), sessions_dir=work / "sessions", setup_dir=work / "setup",
+                            record=record)
+        with _served(create_app(settings), settings.port) as url_app:
+            yield url_app
 
 
 def _session_game(session: Path) -> str | None:
@@ -436,8 +444,8 @@ def run_web_bench(
 
     seconds: each fps window; watchers: how many WebSocket watchers in the loaded windows; session: the
     recording played (default: the bundled sample session); latency_seconds: each latency window (default
-    `seconds`); latency=False skips the browser; camera: also measure the latency of `session` delivered as a
-    30 fps camera (`RecordedCamera`) to a server that records it, counted from when each frame was given (it
+    `seconds`); latency=False skips the browser; camera: also measure the latency of `session` served as a
+    30 fps network camera (`camera_stream`) to a server that records it, counted from when each frame came (it
     needs the session's calibration.json and roster.json). Takes about 4 x rounds x seconds + 3 x latency_seconds +
     start-up.
 
@@ -483,23 +491,31 @@ def run_web_bench(
         out["latency"] = []
         out["latency_error"] = None
         if latency:
-            from playwright.sync_api import Error as PlaywrightError
-            from playwright.sync_api import sync_playwright
-
-            try:  # the fps figures above stand even if the browser part cannot run
-                with sync_playwright() as pw:
-                    browser = pw.chromium.launch(executable_path=str(chromium), args=list(CHROMIUM_ARGS))
-                    try:
-                        for n in (0, watchers):
-                            out["latency"].append(_latency_window(browser, url, live, ws_url, n, lat_s))
-                        if camera:
-                            out["latency"].append(_camera_window(browser, path, lat_s))
-                    finally:
-                        browser.close()
-            except (PlaywrightError, RuntimeError) as err:
-                out["latency_error"] = str(err).strip().splitlines()[0]
+            out["latency_error"] = _with_browser(chromium, lambda browser: out["latency"].extend(
+                _latency_window(browser, url, live, ws_url, n, lat_s) for n in (0, watchers)))
+    if latency and camera and out["latency_error"] is None:  # the server above has stopped: the camera's alone
+        out["latency_error"] = _with_browser(chromium, lambda browser: out["latency"].append(
+            _camera_window(browser, path, lat_s)))
     out["load_avg_after"] = list(os.getloadavg())
     return out
+
+
+def _with_browser(chromium: Path, use: Callable[[Any], Any]) -> str | None:
+    """Run `use(browser)` with a headless Chromium; None, or the first line of why the browser part failed (the
+    fps figures stand even if it cannot run)."""
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(chromium), args=list(CHROMIUM_ARGS))
+            try:
+                use(browser)
+            finally:
+                browser.close()
+    except (PlaywrightError, RuntimeError) as err:
+        return str(err).strip().splitlines()[0]
+    return None
 
 
 def _camera_window(browser: Any, session: Path, seconds: float) -> dict[str, Any]:

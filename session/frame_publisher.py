@@ -211,16 +211,14 @@ class FramePublisher:
 
 
 def stream_size(size: tuple[int, int], shown_px: int | None = None) -> tuple[int, int]:
-    """(width, height) px of the picture the pages are sent of a frame of `size`: at most STREAM_MAX_WIDTH px
-    wide, and about `shown_px` (the widest a page shows it at; never below STREAM_MIN_WIDTH): a whole fraction of
-    the frame when one lies between that and 1.5 times it (1080p shown 896 px across: 960), else exactly that."""
+    """(width, height) px of the picture the pages are sent of a frame of `size`: the width the widest page shows
+    it at (`shown_px`), never below STREAM_MIN_WIDTH nor above STREAM_MAX_WIDTH or the frame's own. Every pixel
+    more costs the browser its decode and its scaling down every frame (1080p shown 704 px across: 704, not the
+    960 a halving would give; halving first is cheap here, see `_scaled`)."""
     w, h = size
     most = STREAM_MAX_WIDTH if shown_px is None else max(STREAM_MIN_WIDTH, min(STREAM_MAX_WIDTH, int(shown_px)))
     if w <= most:
         return w, h
-    k = w // most
-    if k >= 2 and w % k == 0 and h % k == 0 and w // k <= STREAM_MAX_WIDTH:
-        return w // k, h // k
     return most, max(1, round(h * most / w))
 
 

@@ -33,7 +33,7 @@ from session.setup_files import check_tags_apart, read_json_file
 from session.table_setup import TableSetup
 from session.timeline import Timeline
 from vision.session_dir import is_session_dir, open_session
-from vision.sources import CameraSource, FrameSource, VideoSource
+from vision.sources import CameraSource, VideoSource
 from vision.windowed import FINE_EVERY
 
 SAMPLE_IDLE_S = 5.0
@@ -96,11 +96,8 @@ def make_pipeline(setup: TableSetup, fine_every: int = FINE_EVERY) -> PipelineLi
 class Runtime:
     """The server's live loop, open replays and the live table's setup."""
 
-    def __init__(self, settings: Settings, camera: Callable[[], FrameSource] | None = None) -> None:
-        """camera: opens the camera for `source_kind="camera"` (default: OpenCV's, `settings.source`); the web
-        benchmark plays a recording through it as a camera would deliver it (bench/web.py)."""
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._camera = camera
         self.sessions_dir = settings.sessions_dir.resolve()
         self.setup_dir = settings.setup_dir
         self.live_source = self._live_source_path()
@@ -213,8 +210,7 @@ class Runtime:
         s = self.settings
         if s.source_kind == "camera":
             device: int | str = int(s.source) if s.source and s.source.isdigit() else (s.source or "0")
-            camera = self._camera() if self._camera is not None else CameraSource(device, skip_bad_frames=True)
-            return NewestFrameFeed(camera)  # never a stale queued frame
+            return NewestFrameFeed(CameraSource(device, skip_bad_frames=True))  # never a stale queued frame
         if s.source_kind == "phone":
             assert self.phone is not None
             return self.phone  # the same phone after a reopen: its connection outlives the loop's feed

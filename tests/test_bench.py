@@ -206,6 +206,7 @@ def test_bench_prints_a_table_without_json(capsys: pytest.CaptureFixture[str]) -
         (["--color"], "unrecognized"),
         (["--web", "--rounds", "0"], "--rounds 1 to 20"),
         (["--web", "--watchers", "0"], "--watchers must be 1 to 50"),
+        (["--web-army"], "--web-army chooses the table --web plays; add --web"),
     ],
 )
 def test_bench_bad_argument_exits_2_with_one_sentence(

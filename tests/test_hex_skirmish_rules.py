@@ -306,3 +306,28 @@ def test_example_files_match_the_module_and_are_labelled_ours() -> None:
     from rules.hexgrid import parse_board
 
     assert parse_board(json.loads((ROOT / "examples/boards/hex_skirmish.json").read_text())) == board
+
+
+def test_engagement_lines_join_each_opposing_pair_in_neighbouring_cells_once() -> None:
+    """The overlay draws one line per engaged pair: opposing figures in neighbouring cells. Two red figures
+    share a cell next to one blue; a red and a blue two cells apart are not engaged; a destroyed blue is not."""
+    from rules.hex_skirmish.game import _positions, engaged_pairs, engaged_with
+
+    units = [
+        {"tag": 10, "owner": "red", "card": "Walker", "hex": [0, 0]},
+        {"tag": 11, "owner": "red", "card": "Walker", "hex": [0, 0]},
+        {"tag": 20, "owner": "blue", "card": "Walker", "hex": [1, 0]},
+        {"tag": 21, "owner": "blue", "card": "Walker", "hex": [-2, 0]},
+        {"tag": 12, "owner": "red", "card": "Walker", "hex": [0, 1]},
+        {"tag": 22, "owner": "blue", "card": "Walker", "hex": [1, 1], "destroyed": True},
+    ]
+    game = find_game("hex_skirmish")
+    state = game.new_state({"board": {"layout": {"size_in": 1.0, "orientation": "pointy"}, "hexagon": 3, "cells": []},
+                            "cards": [card("Walker")], "units": units})
+    positions = _positions(units, state.layout)
+    cells = {f.tag: state.layout.from_table(positions[f.tag].x, positions[f.tag].y)[0] for f in state.living()}
+    assert engaged_pairs(state, cells) == [(10, 20), (11, 20), (20, 12)]
+    brute = {tuple(sorted((t, o))) for t in cells for o in engaged_with(state, cells, t)}
+    assert {tuple(sorted(p)) for p in engaged_pairs(state, cells)} == brute
+    lines = [o for o in game.overlays(state, positions) if o.style == "engagement"]
+    assert [(o.unit, len(o.points)) for o in lines] == [(10, 2), (11, 2), (20, 2)]

@@ -1,4 +1,5 @@
-"""CameraSource with a real cv2.VideoCapture: reconnect with bounded backoff, `CameraLost`, never a hang.
+"""CameraSource with a real cv2.VideoCapture: reconnect with bounded backoff, `CameraLost`, never a hang; an MJPEG
+camera's own JPEG kept (a real MJPEG stream over HTTP on 127.0.0.1, as phone apps and IP cameras serve it).
 
 The "camera" is a URL-style source OpenCV's FFmpeg backend opens: a real video file. Stopping it is done to
 the file for real: truncated under the reader, or deleted (reads then fail at the end and reopening fails).
@@ -7,7 +8,11 @@ the file for real: truncated under the reader, or deleted (reads then fail at th
 from __future__ import annotations
 
 import os
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import cv2
@@ -104,3 +109,87 @@ def test_camera_that_cannot_be_opened_is_one_sentence(tmp_path: Path) -> None:
         CameraSource(9, backoff=SHORT)
     with pytest.raises(FrameError, match="cannot be opened"):
         open_source("rtsp://127.0.0.1:9/no-camera-here")  # a URL: connection refused at once
+
+
+PHOTO = Path(__file__).parent / "data" / "apriltag_test" / "34085369442_304b6bafd9_c.jpg"
+
+
+def _served_jpegs(count: int) -> list[bytes]:
+    """`count` different JPEGs of a real photo (crops), as a camera would send them."""
+    photo = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
+    out = []
+    for k in range(count):
+        ok, buf = cv2.imencode(".jpg", photo[10 * k: 10 * k + 240, 20 * k: 20 * k + 320], [cv2.IMWRITE_JPEG_QUALITY, 85])
+        assert ok
+        out.append(buf.tobytes())
+    return out
+
+
+@contextmanager
+def mjpeg_camera(parts: list[bytes], fps: float = 30.0) -> Iterator[str]:
+    """A network camera on 127.0.0.1: an MJPEG stream over HTTP (as phone apps and IP cameras serve it) sending
+    `parts` over and over at `fps`; yields its URL."""
+
+    class Stream(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
+            self.end_headers()
+            k = 0
+            with suppress(OSError):
+                while True:
+                    part = parts[k % len(parts)]
+                    self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(part)
+                                     + part + b"\r\n")
+                    k += 1
+                    time.sleep(1.0 / fps)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Stream)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/video.mjpg"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_an_mjpeg_camera_gives_its_own_jpeg_and_the_grey_is_decoded_from_it() -> None:
+    parts = _served_jpegs(3)
+    with mjpeg_camera(parts) as url, CameraSource(url, backoff=SHORT) as cam:
+        assert cam.keeps_jpeg and cam.size == (320, 240)
+        it = iter(cam)
+        frames = [next(it) for _ in range(6)]
+    for f in frames:
+        assert f.jpeg in parts  # the very bytes the camera sent: a recording keeps them, not a second compression
+        assert f.size == (320, 240) and f.at is not None and abs(time.time() - f.at) < 10
+        assert f.jpeg is not None
+        assert np.array_equal(f.gray, cv2.imdecode(np.frombuffer(f.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE))
+    colour = cv2.imdecode(np.frombuffer(frames[0].jpeg or b"", np.uint8), cv2.IMREAD_COLOR)
+    assert np.array_equal(frames[0].image, colour)
+
+
+def test_a_damaged_jpeg_from_the_camera_is_skipped_in_one_sentence_and_the_next_frames_come() -> None:
+    good = _served_jpegs(2)
+    damaged = good[0][:3] + bytes(len(good[0]) - 5) + good[0][-2:]  # a JPEG's start and end, zeros inside
+    bad: list[str] = []
+    with mjpeg_camera([good[0], damaged, good[1]]) as url, \
+            CameraSource(url, backoff=SHORT, skip_bad_frames=True, on_bad_frame=lambda b: bad.append(b.message)) as cam:
+        it = iter(cam)
+        frames = [next(it) for _ in range(4)]
+    assert all(f.jpeg in good for f in frames)
+    assert bad and bad[0].startswith(f"Frame 1 of camera {url} is not a readable image; it was skipped")
+
+
+def test_a_camera_that_does_not_send_mjpeg_is_decoded_by_opencv(tmp_path: Path) -> None:
+    video = tmp_path / "cam.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (W, H))
+    for i in range(10):
+        writer.write(np.full((H, W, 3), 20 * i, np.uint8))
+    writer.release()
+    with CameraSource(str(video), backoff=SHORT) as cam:
+        assert not cam.keeps_jpeg
+        frame = next(iter(cam))
+    assert frame.jpeg is None and frame.image.shape == (H, W, 3) and frame.size == (W, H)

@@ -506,13 +506,17 @@ def test_pictures_are_sent_no_wider_than_the_widest_page_shows_them(client: Test
         assert _picture_width(a, small) == small
 
 
-def test_the_stream_picture_is_a_whole_fraction_of_the_frame_where_one_is_near_the_width_shown() -> None:
+def test_the_stream_picture_is_as_wide_as_the_widest_page_shows_it() -> None:
     def width(w: int, h: int, shown: int | None) -> int:
         picture = stream_picture(np.zeros((h, w, 3), np.uint8), shown)
         assert abs(picture.shape[0] - h * picture.shape[1] / w) <= 0.5  # the frame's shape, whole
         return int(picture.shape[1])
 
     assert width(1920, 1080, None) == 1280 and width(3840, 2160, None) == 1280 and width(1280, 720, None) == 1280
-    assert width(1920, 1080, 896) == 960 and width(3840, 2160, 896) == 960 and width(1920, 1080, 600) == 640
-    assert width(1917, 1080, 896) == 896  # no whole fraction: scaled to the width shown
+    assert width(1920, 1080, 896) == 896 and width(3840, 2160, 704) == 704 and width(1917, 1080, 640) == 640
     assert width(1920, 1080, 1200) == 1200 and width(640, 480, 896) == 640 and width(1920, 1080, 10) == 320
+    # a picture halved by area averaging, then scaled the rest of the way, looks like one scaled by area at once
+    y, x = np.mgrid[0:1080, 0:1920]
+    frame = np.dstack([(x // 7) % 256, (y // 5) % 256, ((x + y) // 9) % 256]).astype(np.uint8)
+    area = cv2.resize(frame, (704, 396), interpolation=cv2.INTER_AREA).astype(int)
+    assert np.abs(stream_picture(frame, 704).astype(int) - area).mean() < 2.0  # grey levels

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Protocol
@@ -254,15 +254,16 @@ class _Sample:
     pm: float
 
 
-def _mean_xy(samples: Iterable[_Sample]) -> Point:
-    arr = np.array([(s.x, s.y) for s in samples], dtype=np.float64)
-    m = arr.mean(axis=0)
-    return (float(m[0]), float(m[1]))
+def _mean_xy(samples: Sequence[_Sample]) -> Point:
+    """The mean position, inches (plain floats: a window holds a few samples, where numpy costs more than it does)."""
+    n = len(samples)
+    return (sum([s.x for s in samples]) / n, sum([s.y for s in samples]) / n)
 
 
-def _mean_yaw(samples: Iterable[_Sample]) -> float:
-    rad = np.radians([s.yaw_deg for s in samples])
-    return float(math.degrees(math.atan2(float(np.sin(rad).mean()), float(np.cos(rad).mean()))))
+def _mean_yaw(samples: Sequence[_Sample]) -> float:
+    """The circular mean of the samples' yaw, degrees."""
+    rad = [math.radians(s.yaw_deg) for s in samples]
+    return math.degrees(math.atan2(sum(map(math.sin, rad)), sum(map(math.cos, rad))))
 
 
 def _dist(a: Point, b: Point) -> float:
@@ -330,7 +331,7 @@ class _Track:
         still = self._still() or self._near_left()
         return TrackView(tag=self.tag, state=self.state, x=x, y=y, z=self.last.z,
                          yaw_deg=_mean_yaw(self.window) if still else self.last.yaw_deg,
-                         pm=float(np.mean([s.pm for s in self.window])) if still else self.last.pm,
+                         pm=sum([s.pm for s in self.window]) / len(self.window) if still else self.last.pm,
                          settled=self.settled, last_seen_frame=self.last.frame)
 
     # ---- transitions ----------------------------------------------------------------------------

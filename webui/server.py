@@ -8,7 +8,7 @@ a body that does not match its model is 422 with one sentence naming the field.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,6 @@ from rules.engine import RulesInputError, UnknownGame
 from session.paths import NoSuchSession
 from session.runtime import GameWouldRestart, Runtime
 from session.settings import Settings
-from vision.sources import FrameSource
 from webui.routes import calibration as routes_calibration
 from webui.routes import camera as routes_camera
 from webui.routes import downloads as routes_downloads
@@ -63,14 +62,13 @@ def _one_sentence(err: RequestValidationError) -> str:
     return f"{where}: {msg[0].lower() + msg[1:] if msg else 'is not valid'}; fix that field and send it again."
 
 
-def create_app(settings: Settings, camera: Callable[[], FrameSource] | None = None) -> FastAPI:
-    """The web UI for `settings` (see Settings); the frame loop starts when the app starts serving. camera: what
-    opens the camera (session/runtime.py `Runtime`)."""
+def create_app(settings: Settings) -> FastAPI:
+    """The web UI for `settings` (see Settings); the frame loop starts when the app starts serving."""
     settings = settings.with_defaults()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        runtime = Runtime(settings, camera)
+        runtime = Runtime(settings)
         app.state.runtime = runtime
         runtime.start()
         try:

@@ -220,6 +220,27 @@ def engaged_with(state: SkirmishState, cells: Mapping[UnitId, Hex], tag: UnitId)
     )
 
 
+def engaged_pairs(state: SkirmishState, cells: Mapping[UnitId, Hex]) -> list[tuple[UnitId, UnitId]]:
+    """Every engaged pair (opposing figures in neighbouring cells) once, as (tag, other) in the order
+    `engaged_with` over `cells` first meets it; found through the figures in each cell, not every pair."""
+    owner = {f.tag: f.owner for f in state.living() if f.tag in cells}
+    standing: dict[Hex, list[UnitId]] = {}
+    for tag in owner:
+        standing.setdefault(cells[tag], []).append(tag)
+    pairs: list[tuple[UnitId, UnitId]] = []
+    done: set[tuple[UnitId, UnitId]] = set()
+    for tag in cells:
+        if tag not in owner:
+            continue
+        near = sorted(o for h in neighbors(cells[tag]) for o in standing.get(h, ()) if owner[o] != owner[tag])
+        for other in near:
+            key = (min(tag, other), max(tag, other))
+            if key not in done:
+                done.add(key)
+                pairs.append((tag, other))
+    return pairs
+
+
 def line_of_sight(
     board: HexBoard, a: Hex, eye_a: int, t: Hex, eye_t: int, rule: str = "terrain"
 ) -> tuple[bool, tuple[Hex, ...]]:
@@ -675,14 +696,9 @@ class HexSkirmish(Game):
             if tag in cells and lay.astride(p.x, p.y, margin):
                 out.append(Overlay(Shape.CIRCLE, (p.xy,), "too-close", radius=lay.inradius_in * 0.6, unit=tag,
                                    label="astride two hexes"))
-        done: set[tuple[int, int]] = set()
-        for tag in cells:
-            for other in engaged_with(state, cells, tag):
-                key = (min(tag, other), max(tag, other))
-                if key not in done:
-                    done.add(key)
-                    out.append(Overlay(Shape.SEGMENT, (lay.to_table(cells[tag]), lay.to_table(cells[other])),
-                                       "engagement", unit=tag))
+        for tag, other in engaged_pairs(state, cells):
+            out.append(Overlay(Shape.SEGMENT, (lay.to_table(cells[tag]), lay.to_table(cells[other])),
+                               "engagement", unit=tag))
         chosen = selected if selected is not None else state.chosen
         fig = state.figure(chosen)
         if fig is not None and not fig.destroyed and fig.tag in cells:

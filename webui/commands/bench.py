@@ -11,21 +11,26 @@ camera tilt 0/15/30 degrees at 1080p: units found, position error, frames to fin
 (--no-mounts leaves these out). --json prints the report as one JSON
 object; --out FILE also writes that JSON to FILE. --web adds the web UI's figures: the pipeline's frame rate
 with 0, 1 and N watching browsers' WebSockets, and the latency from a frame read to its overlays drawn in
-headless Chromium (several minutes). docs/bench.md explains every row.
+headless Chromium, flat out and from a 30 fps network camera (several minutes); --web-army plays the replay row's
+1080p table of 40 bases with figures there instead of the bundled sample. docs/bench.md explains every row.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 from pathlib import Path
 
+from bench.replay import REPLAY_LABEL, record_replay_session
 from bench.report import format_table
 from bench.run import main_progress, run_bench
 from bench.scenes import DEFAULT_FRAMES, LIVE_FRAMES_PER_FRAME, LIVE_MIN_FRAMES, QUICK_FRAMES
 from calibration.errors import InputError
 
 MAX_FRAMES = 200
+WEB_ARMY_FRAMES = 120
+"""Frames of the 1080p, 40-base recording `--web-army` plays (4 s at 30 fps, looped)."""
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -51,6 +56,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, default=30.0, metavar="S", help="window length for --web (default 30)")
     p.add_argument("--rounds", type=int, default=3, metavar="R",
                    help="rounds of none/1/N/N-slow windows for --web, interleaved (default 3)")
+    p.add_argument("--web-army", action="store_true",
+                   help=f"--web plays the replay row's table ({WEB_ARMY_FRAMES} frames of 1080p, 40 bases with "
+                   "figures, rendered first: ~1 min) instead of the bundled sample")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(
                 f"--out {out}: the folder {out.parent} does not exist; create it or pick another."
             )
+    if args.web_army and not args.web:
+        raise InputError("--web-army chooses the table --web plays; add --web.")
     if args.web and not (1 <= args.watchers <= 50 and 2.0 <= args.seconds <= 300.0 and 1 <= args.rounds <= 20):
         raise InputError("--watchers must be 1 to 50, --seconds 2 to 300 and --rounds 1 to 20 for --web; "
                          "pick values in those ranges.")
@@ -74,8 +84,13 @@ def run(args: argparse.Namespace) -> int:
     if args.web:
         from bench.web import format_web_bench, run_web_bench
 
-        main_progress(f"web UI: {args.watchers} watchers, {args.seconds:g} s windows")
-        web = run_web_bench(seconds=args.seconds, watchers=args.watchers, rounds=args.rounds)
+        with tempfile.TemporaryDirectory(prefix="tablesight-bench-army-") as tmp:
+            session = None
+            if args.web_army:
+                main_progress(f"web UI: rendering a {WEB_ARMY_FRAMES}-frame {REPLAY_LABEL} recording with 40 bases")
+                session = record_replay_session(Path(tmp) / "army", WEB_ARMY_FRAMES, bare=args.bare)
+            main_progress(f"web UI: {args.watchers} watchers, {args.seconds:g} s windows")
+            web = run_web_bench(seconds=args.seconds, watchers=args.watchers, rounds=args.rounds, session=session)
         report["web"] = web
         web_table = "\n" + format_web_bench(web)
     if out is not None:

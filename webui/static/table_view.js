@@ -148,7 +148,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     const mine = focusOf(msg);
     const extra = layers.pixel([...mine.image_shapes, ...(state.answer ? state.answer.image_shapes || [] : [])], sel);
     drawCamera(camera, bitmap, msg, extra, { shapes: layers.pixel(msg ? msg.image_shapes : [], sel) });
-    camera.dataset.focusUnits = [...new Set(mine.image_shapes.map((x) => x.u).filter((u) => u !== null && u !== undefined))].join(",");
+    const focus = [...new Set(mine.image_shapes.map((x) => x.u).filter((u) => u !== null && u !== undefined))].join(",");
+    if (camera.dataset.focusUnits !== focus) camera.dataset.focusUnits = focus;  // an attribute written restyles the page
     drawBoard(board, msg, layers.terrain(state.terrain), layers.inch([...mine.overlays, ...(state.answer ? state.answer.overlays || [] : [])], sel),
       { overlays: layers.inch(msg ? msg.overlays : [], sel), names: layers.names() });
   }
