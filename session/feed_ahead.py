@@ -7,7 +7,9 @@ scan that depends on nothing but the frame (`Pipeline.prepare`: grey image, coar
 the tiles that tell where the picture changed). Those are C calls that release the interpreter lock, so they
 run on the second core while the loop maps, tracks and rules the frame before. The loop then takes the frame
 with `read()` and its prepared part from `prepared` (None when there was nothing to prepare it with, or it
-failed: the pipeline then does that work itself and meets the problem in its place).
+failed: the pipeline then does that work itself and meets the problem in its place). `then(frame)` runs on the
+worker once the frame is handed over, beside its ruling (the page's picture of it: off the frame's way to the
+page).
 
 One frame is read ahead, never more: a camera's frame is at most one frame older than it would have been, and
 `read_at` says when it was read (the page's latency counts from there). An error from the feed comes out of the
@@ -31,19 +33,22 @@ from vision.tags import TagDetector
 
 Prepare = Callable[[Any, TagDetector], Any]
 """(frame, the worker's own detector) -> the frame's prepared part, or None."""
+Then = Callable[[Any], None]
+"""Work on a frame once it is handed over (the page's picture of it), on the worker, beside the loop's ruling."""
 
 
 class FeedAhead:
     """A feed whose next frame is read and prepared on a worker thread (see the module docstring)."""
 
-    def __init__(self, inner: Feed, prepare: Prepare, *, ahead: bool = True) -> None:
+    def __init__(self, inner: Feed, prepare: Prepare, *, ahead: bool = True, then: Then | None = None) -> None:
         self.inner = inner
         self._prepare = prepare
+        self._then = then
         self._ahead = ahead
         """False: every frame is read when asked for, on the caller's thread (a feed that must know each frame
         was ruled before it gives the next: the phone answers each frame with what was measured in it)."""
         self._next: Future[tuple[Any, Any, float]] | None = None
-        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None] | None = None
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any], Then | None] | None] | None = None
         """The worker thread's requests (None: no worker yet; a None request ends it)."""
         self._detector: TagDetector | None = None
         self.prepared: Any = None
@@ -61,7 +66,7 @@ class FeedAhead:
         if self._jobs is None:
             self._jobs = queue.SimpleQueue()
             threading.Thread(target=_work, args=(self._jobs,), name="feed ahead", daemon=True).start()
-        self._jobs.put((self._fetch, fut))
+        self._jobs.put((self._fetch, fut, self._then))
         return fut
 
     @property
@@ -116,14 +121,20 @@ class FeedAhead:
             self.inner.close()
 
 
-def _work(jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]] | None]) -> None:
-    """A feed's worker: run each request, its result or error into its future, until a None request."""
+def _work(jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any], Then | None] | None]) -> None:
+    """A feed's worker: run each request, its result or error into its future, then `then` on the frame handed
+    over, until a None request."""
     while (job := jobs.get()) is not None:
-        fetch, fut = job
+        fetch, fut, then = job
         try:
-            fut.set_result(fetch())
+            got = fetch()
         except BaseException as err:  # noqa: BLE001 - handed to the reader with its frame's place
             fut.set_exception(err)
+            continue
+        fut.set_result(got)
+        if then is not None and got[0] is not None:
+            with contextlib.suppress(Exception):  # what is made here is made again where it is needed
+                then(got[0])
 
 
 class SeekableFeedAhead(FeedAhead):
@@ -137,9 +148,10 @@ class SeekableFeedAhead(FeedAhead):
         return len(self.inner)  # type: ignore[arg-type]
 
 
-def feed_ahead(inner: Feed, prepare: Prepare) -> FeedAhead:
-    """`inner` read ahead (seekable if it is), unless it says `read_ahead = False`."""
+def feed_ahead(inner: Feed, prepare: Prepare, then: Then | None = None) -> FeedAhead:
+    """`inner` read ahead (seekable if it is), unless it says `read_ahead = False`; `then` runs on each frame read
+    ahead once it is handed over."""
     ahead = bool(getattr(inner, "read_ahead", True))
     if hasattr(inner, "seek") and hasattr(inner, "__len__"):
-        return SeekableFeedAhead(inner, prepare, ahead=ahead)
-    return FeedAhead(inner, prepare, ahead=ahead)
+        return SeekableFeedAhead(inner, prepare, ahead=ahead, then=then)
+    return FeedAhead(inner, prepare, ahead=ahead, then=then)

@@ -108,9 +108,9 @@ class FramePublisher:
             self._cond.notify_all()
 
     def picture_ahead(self, frame: np.ndarray | Pictured) -> None:
-        """Make `frame`'s picture now, on the caller's thread (the feed's read-ahead, while the loop rules the frame
-        before), when pages are watching: publishing the frame then costs only its JSON. Its JPEG is used if the
-        pages still show the same width when it is published."""
+        """Make `frame`'s picture now, on the caller's thread (the feed's worker, while the loop rules the frame),
+        when pages are watching: publishing the frame then costs only its JSON. Its JPEG is used if the pages still
+        show the same width when it is published (else, or if it is not made yet, the publisher makes it)."""
         if self.broadcast.watchers <= 0:
             return
         width = self.broadcast.picture_width

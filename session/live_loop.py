@@ -328,7 +328,8 @@ class LiveLoop:
             while not self._stop:
                 if feed is None:
                     try:
-                        feed = feed_ahead(self._open_feed(), self._prepare)
+                        # the page's picture of each frame is made on the worker while the frame is ruled
+                        feed = feed_ahead(self._open_feed(), self._prepare, self._encoder.picture_ahead)
                         self._frames = len(feed) if isinstance(feed, SeekableFeed) else None
                         self._pipeline = self._make_pipeline()
                         self._moves.clear()
@@ -446,12 +447,9 @@ class LiveLoop:
                 _close(feed)
 
     def _prepare(self, frame: Any, detector: Any) -> Any:
-        """The part of `frame`'s work the pipeline can do ahead (on the feed's worker thread), or None; and its
-        picture for the pages, when they watch."""
+        """The part of `frame`'s work the pipeline can do ahead (on the feed's worker thread), or None."""
         prepare = getattr(self._pipeline, "prepare", None)
-        prepared = prepare(frame, detector) if prepare is not None else None
-        self._encoder.picture_ahead(frame)  # the page's picture too, beside the frame before's ruling
-        return prepared
+        return prepare(frame, detector) if prepare is not None else None
 
     def _rule_taken(self, feed: FeedAhead) -> None:
         """Rule the frame being read ahead with the pipeline of the recording it went into, before a new setup's
