@@ -115,7 +115,7 @@ class FramePublisher:
             return
         width = self.broadcast.picture_width
         try:
-            jpeg = picture_jpeg(stream_picture(frame, width), self._quality)
+            jpeg = stream_jpeg(frame, width, self._quality)
         except (ValueError, InputError):  # the publisher tries again when the frame is published, and says so
             return
         with self._cond:
@@ -199,7 +199,7 @@ class FramePublisher:
             jpeg = self._made_ahead(item.image)
             if jpeg is None:
                 try:
-                    jpeg = picture_jpeg(stream_picture(item.image, self.broadcast.picture_width), self._quality)
+                    jpeg = stream_jpeg(item.image, self.broadcast.picture_width, self._quality)
                 except (ValueError, InputError) as err:  # the frame's measures go out all the same
                     log.warning("frame %s went out without its picture: %s", item.message.get("frame_index"), err)
             if jpeg is not None:
@@ -233,6 +233,16 @@ def stream_picture(image: np.ndarray | Pictured, shown_px: int | None = None) ->
         width, height = stream_size(image.size, shown_px)
         image = image.picture(width)
     return _scaled(image, width, height)
+
+
+def stream_jpeg(image: np.ndarray | Pictured, shown_px: int | None, quality: int) -> bytes:
+    """The JPEG the pages are sent of a frame (`stream_picture` at `quality`); a frame that came as a JPEG (a
+    recording's, an MJPEG camera's) and is sent whole goes as that JPEG, not decoded and compressed again."""
+    if not isinstance(image, np.ndarray):
+        own = getattr(getattr(image, "frame", image), "jpeg", None)
+        if isinstance(own, bytes) and stream_size(image.size, shown_px) == image.size:
+            return own
+    return picture_jpeg(stream_picture(image, shown_px), quality)
 
 
 def _scaled(image: np.ndarray, width: int, height: int) -> np.ndarray:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from session.feeds import RecordingFeed
-from session.frame_publisher import stream_picture, stream_size
+from session.frame_publisher import stream_jpeg, stream_picture, stream_size
 from vision.errors import FrameError
 from vision.sources import FolderSource, Frame, frame_of_file
 
@@ -76,3 +76,12 @@ def test_live_and_replay_read_the_same_grey_from_a_folder(tmp_path: Path) -> Non
         assert np.array_equal(live.gray, replayed[k].gray)
     renumbered = replayed[1].renumbered(7, 2.5)
     assert (renumbered.index, renumbered.t) == (7, 2.5) and renumbered.gray is replayed[1].gray
+
+
+def test_a_jpeg_frame_sent_whole_goes_to_the_page_as_it_came() -> None:
+    data = PHOTO.read_bytes()
+    assert stream_jpeg(frame_of_file(PHOTO, 0, 0.0), None, 80) == data  # 799 px: no narrower than the page shows
+    smaller = stream_jpeg(frame_of_file(PHOTO, 0, 0.0), 390, 80)
+    assert cv2.imdecode(np.frombuffer(smaller, np.uint8), cv2.IMREAD_COLOR).shape == (260, 390, 3)
+    colour = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    assert stream_jpeg(colour, None, 80) != data  # a picture that came as pixels is compressed
