@@ -7,6 +7,7 @@ the file for real: truncated under the reader, or deleted (reads then fail at th
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import time
@@ -20,7 +21,7 @@ import numpy as np
 import pytest
 
 from vision.errors import FrameError
-from vision.sources import Backoff, CameraLost, CameraSource, open_source
+from vision.sources import UNREADABLE_JPEGS, Backoff, CameraLost, CameraSource, open_source
 
 W, H = 160, 120
 SHORT = Backoff(first_s=0.05, factor=2.0, total_s=0.4)
@@ -128,7 +129,8 @@ def _served_jpegs(count: int) -> list[bytes]:
 @contextmanager
 def mjpeg_camera(parts: list[bytes], fps: float = 30.0) -> Iterator[str]:
     """A network camera on 127.0.0.1: an MJPEG stream over HTTP (as phone apps and IP cameras serve it) sending
-    `parts` over and over at `fps`; yields its URL."""
+    `parts` over and over at `fps` (a reconnection goes on where the stream was); yields its URL."""
+    sent = itertools.count()
 
     class Stream(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -138,13 +140,11 @@ def mjpeg_camera(parts: list[bytes], fps: float = 30.0) -> Iterator[str]:
             self.send_response(200)
             self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
             self.end_headers()
-            k = 0
             with suppress(OSError):
                 while True:
-                    part = parts[k % len(parts)]
+                    part = parts[next(sent) % len(parts)]
                     self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(part)
                                      + part + b"\r\n")
-                    k += 1
                     time.sleep(1.0 / fps)
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Stream)
@@ -193,3 +193,17 @@ def test_a_camera_that_does_not_send_mjpeg_is_decoded_by_opencv(tmp_path: Path) 
         assert not cam.keeps_jpeg
         frame = next(iter(cam))
     assert frame.jpeg is None and frame.image.shape == (H, W, 3) and frame.size == (W, H)
+
+
+def test_a_camera_whose_own_jpegs_cannot_be_read_has_opencv_decode_them() -> None:
+    """Five of the camera's own JPEGs in a row cannot be read: its frames are decoded by OpenCV from then on."""
+    good = _served_jpegs(1)[0]
+    damaged = good[:3] + bytes(len(good) - 5) + good[-2:]
+    bad: list[str] = []
+    with mjpeg_camera([damaged] * UNREADABLE_JPEGS + [good] * 1000) as url, \
+            CameraSource(url, backoff=SHORT, skip_bad_frames=True, on_bad_frame=lambda b: bad.append(b.message)) as cam:
+        assert cam.keeps_jpeg
+        frame = next(iter(cam))
+        assert not cam.keeps_jpeg
+    assert frame.jpeg is None and frame.image.shape == (240, 320, 3)  # OpenCV's decode of the camera's frame
+    assert len(bad) == UNREADABLE_JPEGS and all("is not a readable image; it was skipped" in m for m in bad)

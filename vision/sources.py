@@ -33,6 +33,8 @@ IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".
 DEFAULT_FOLDER_FPS = 30.0
 """Frames a second assumed for a folder of frames, which carries no timestamps: t = index / fps."""
 
+UNREADABLE_JPEGS = 5
+"""A camera whose own JPEGs cannot be read this many times in a row has them decoded by OpenCV from then on."""
 NETWORK_TIMEOUT_MS = 5000
 """How long OpenCV's FFmpeg backend may wait to open or read a network camera (ms) before giving up."""
 
@@ -528,7 +530,10 @@ class CameraSource(FrameSource):
         self.keeps_jpeg = False
         """The camera gives its own JPEG of each frame (it sends MJPEG and OpenCV passes it on undecoded)."""
         self._jpeg_refused = False
-        """What OpenCV passed on undecoded was not a JPEG: it decodes the camera's frames after a reopen."""
+        """What OpenCV passed on undecoded was not a JPEG (or not one we can read): it decodes the camera's frames
+        after a reopen."""
+        self._unreadable = 0
+        """The camera's own JPEGs in a row that could not be read."""
         self._cap = self._open()
         if self._cap is None:
             raise FrameError(f"{self.description} cannot be opened; check that it is plugged in (or that the "
@@ -614,15 +619,23 @@ class CameraSource(FrameSource):
             index = self._index
             self._index += 1
             where = f"frame {index} of {self.description}"
+            own = self.keeps_jpeg and _is_packet(image)  # the camera's own JPEG
             try:
-                if self.keeps_jpeg and _is_packet(image):  # the camera's own JPEG
+                if own:
                     frame = Frame.of_jpeg(index, t, image.tobytes(), where, at=time.time())
                 else:
                     frame = Frame(index=index, t=t, image=_as_bgr(image, _frame_name(where)), at=time.time())
                 self._check_size(frame.size, _frame_name(where))
             except FrameError as err:
+                self._unreadable = self._unreadable + 1 if own else 0
+                if self._unreadable >= UNREADABLE_JPEGS:  # its JPEGs are not ones we read: OpenCV decodes them
+                    self._jpeg_refused = True
+                    if self._cap is not None:
+                        self._cap.release()
+                    self._cap = self._open()
                 self._bad(index, self.description, err)
                 continue
+            self._unreadable = 0
             yield frame
 
     def close(self) -> None:
