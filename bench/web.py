@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import resource
@@ -137,13 +138,12 @@ def _children_cpu_s() -> float:
 
 
 @contextmanager
-def camera_stream(session: Path, fps: float = CAMERA_FPS) -> Iterator[str]:
-    """`session`'s frames served as a network camera serves them: an MJPEG stream over HTTP on 127.0.0.1 (as phone
-    camera apps and IP cameras serve it, and as a 1080p webcam sends MJPEG), each frame's JPEG sent when it is due
-    by the wall clock, `fps` a second, over and over; yields the stream's URL for `serve --camera`."""
-    from session.feeds import RecordingFeed
-
-    parts = [path.read_bytes() for path in RecordingFeed.open(session).files]
+def mjpeg_stream(parts: Sequence[bytes], fps: float = CAMERA_FPS) -> Iterator[str]:
+    """A network camera on 127.0.0.1: an MJPEG stream over HTTP (as phone camera apps and IP cameras serve it, and
+    as a 1080p webcam sends MJPEG) sending `parts` over and over, each when it is due by the wall clock, `fps` a
+    second from the first connection (a client that reconnects gets the stream where it is); yields its URL."""
+    sent = itertools.count()
+    started: list[float] = []
 
     class Stream(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -153,16 +153,18 @@ def camera_stream(session: Path, fps: float = CAMERA_FPS) -> Iterator[str]:
             self.send_response(200)
             self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
             self.end_headers()
-            t0, k = time.monotonic(), 0
+            if not started:
+                started.append(time.monotonic())
+            t0 = started[0]
             with suppress(OSError):
                 while True:
+                    k = next(sent)
                     wait = t0 + k / fps - time.monotonic()
                     if wait > 0:
                         time.sleep(wait)
                     part = parts[k % len(parts)]
                     self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(part)
                                      + part + b"\r\n")
-                    k += 1
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Stream)
     httpd.daemon_threads = True
@@ -172,6 +174,16 @@ def camera_stream(session: Path, fps: float = CAMERA_FPS) -> Iterator[str]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@contextmanager
+def camera_stream(session: Path, fps: float = CAMERA_FPS) -> Iterator[str]:
+    """`session`'s frames served as a network camera serves them (`mjpeg_stream`); yields the stream's URL for
+    `serve --camera`."""
+    from session.feeds import RecordingFeed
+
+    with mjpeg_stream([path.read_bytes() for path in RecordingFeed.open(session).files], fps) as url:
+        yield url
 
 
 @contextmanager

@@ -35,10 +35,10 @@ STREAM_MAX_WIDTH = 1280
 """The picture sent to the pages is scaled down to this width: a 1080p or 4K frame costs the server and every
 browser 2-8x less to encode, send and decode, and the page shows it at ~900 px anyway. Shapes stay in the
 frame's own pixels."""
-AHEAD_KEPT = 3
-"""Pictures made ahead that are kept for the frames they were made of (the one being ruled, the one read ahead)."""
 STREAM_MIN_WIDTH = 320
 """...and to the widest any page says it shows it at (`Broadcast.picture_width`), but never below this."""
+AHEAD_KEPT = 3
+"""Pictures made ahead that are kept for the frames they were made of (the one being ruled, the one read ahead)."""
 
 
 class Pictured(Protocol):

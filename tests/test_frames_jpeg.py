@@ -85,3 +85,11 @@ def test_a_jpeg_frame_sent_whole_goes_to_the_page_as_it_came() -> None:
     assert cv2.imdecode(np.frombuffer(smaller, np.uint8), cv2.IMREAD_COLOR).shape == (260, 390, 3)
     colour = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     assert stream_jpeg(colour, None, 80) != data  # a picture that came as pixels is compressed
+
+
+def test_a_frame_given_its_jpeg_and_its_colour_is_measured_on_the_jpegs_grey() -> None:
+    data = PHOTO.read_bytes()
+    colour = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
+    frame = Frame(2, 0.1, colour, data)
+    assert np.array_equal(frame.gray, cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE))
+    assert frame.image is colour

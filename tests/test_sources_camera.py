@@ -7,19 +7,15 @@ the file for real: truncated under the reader, or deleted (reads then fail at th
 
 from __future__ import annotations
 
-import itertools
 import os
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from bench.web import mjpeg_stream
 from vision.errors import FrameError
 from vision.sources import UNREADABLE_JPEGS, Backoff, CameraLost, CameraSource, open_source
 
@@ -126,39 +122,9 @@ def _served_jpegs(count: int) -> list[bytes]:
     return out
 
 
-@contextmanager
-def mjpeg_camera(parts: list[bytes], fps: float = 30.0) -> Iterator[str]:
-    """A network camera on 127.0.0.1: an MJPEG stream over HTTP (as phone apps and IP cameras serve it) sending
-    `parts` over and over at `fps` (a reconnection goes on where the stream was); yields its URL."""
-    sent = itertools.count()
-
-    class Stream(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
-            self.end_headers()
-            with suppress(OSError):
-                while True:
-                    part = parts[next(sent) % len(parts)]
-                    self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(part)
-                                     + part + b"\r\n")
-                    time.sleep(1.0 / fps)
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Stream)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/video.mjpg"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
 def test_an_mjpeg_camera_gives_its_own_jpeg_and_the_grey_is_decoded_from_it() -> None:
     parts = _served_jpegs(3)
-    with mjpeg_camera(parts) as url, CameraSource(url, backoff=SHORT) as cam:
+    with mjpeg_stream(parts) as url, CameraSource(url, backoff=SHORT) as cam:
         assert cam.keeps_jpeg and cam.size == (320, 240)
         it = iter(cam)
         frames = [next(it) for _ in range(6)]
@@ -175,7 +141,7 @@ def test_a_damaged_jpeg_from_the_camera_is_skipped_in_one_sentence_and_the_next_
     good = _served_jpegs(2)
     damaged = good[0][:3] + bytes(len(good[0]) - 5) + good[0][-2:]  # a JPEG's start and end, zeros inside
     bad: list[str] = []
-    with mjpeg_camera([good[0], damaged, good[1]]) as url, \
+    with mjpeg_stream([good[0], damaged, good[1]]) as url, \
             CameraSource(url, backoff=SHORT, skip_bad_frames=True, on_bad_frame=lambda b: bad.append(b.message)) as cam:
         it = iter(cam)
         frames = [next(it) for _ in range(4)]
@@ -200,7 +166,7 @@ def test_a_camera_whose_own_jpegs_cannot_be_read_has_opencv_decode_them() -> Non
     good = _served_jpegs(1)[0]
     damaged = good[:3] + bytes(len(good) - 5) + good[-2:]
     bad: list[str] = []
-    with mjpeg_camera([damaged] * UNREADABLE_JPEGS + [good] * 1000) as url, \
+    with mjpeg_stream([damaged] * UNREADABLE_JPEGS + [good] * 1000) as url, \
             CameraSource(url, backoff=SHORT, skip_bad_frames=True, on_bad_frame=lambda b: bad.append(b.message)) as cam:
         assert cam.keeps_jpeg
         frame = next(iter(cam))

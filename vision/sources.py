@@ -105,11 +105,14 @@ class Frame:
 
     @property
     def gray(self) -> np.ndarray:
-        """The 2-D uint8 grey frame the tag scan reads."""
+        """The 2-D uint8 grey frame the tag scan reads (a frame with a JPEG: the JPEG's own luminance)."""
         if self._gray is None:
-            from vision.tags import gray_frame  # vision.tags reads frames; it does not make them
+            if self.jpeg is not None:
+                self._gray = Frame.of_jpeg(self.index, self.t, self.jpeg, self._where).gray
+            else:
+                from vision.tags import gray_frame  # vision.tags reads frames; it does not make them
 
-            self._gray = gray_frame(self.image)
+                self._gray = gray_frame(self.image)
         return self._gray
 
     @property
