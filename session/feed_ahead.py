@@ -8,8 +8,8 @@ the tiles that tell where the picture changed). Those are C calls that release t
 run on the second core while the loop maps, tracks and rules the frame before. The loop then takes the frame
 with `read()` and its prepared part from `prepared` (None when there was nothing to prepare it with, or it
 failed: the pipeline then does that work itself and meets the problem in its place). `then(frame)` runs on the
-worker once the frame is handed over, beside its ruling (the page's picture of it: off the frame's way to the
-page).
+worker right after the frame is read ahead and prepared (the page's picture of it: off the frame's way to the
+loop).
 
 One frame is read ahead, never more: a camera's frame is at most one frame older than it would have been, and
 `read_at` says when it was read (the page's latency counts from there). An error from the feed comes out of the

@@ -108,7 +108,7 @@ class FramePublisher:
             self._cond.notify_all()
 
     def picture_ahead(self, frame: np.ndarray | Pictured) -> None:
-        """Make `frame`'s picture now, on the caller's thread (the feed's worker, while the loop rules the frame),
+        """Make `frame`'s picture now, on the caller's thread (the feed's worker, beside the loop's ruling),
         when pages are watching: publishing the frame then costs only its JSON. Its JPEG is used if the pages still
         show the same width when it is published (else, or if it is not made yet, the publisher makes it)."""
         if self.broadcast.watchers <= 0:
@@ -240,7 +240,8 @@ def stream_jpeg(image: np.ndarray | Pictured, shown_px: int | None, quality: int
     recording's, an MJPEG camera's) and is sent whole goes as that JPEG, not decoded and compressed again."""
     if not isinstance(image, np.ndarray):
         own = getattr(getattr(image, "frame", image), "jpeg", None)
-        if isinstance(own, bytes) and stream_size(image.size, shown_px) == image.size:
+        if isinstance(own, bytes) and stream_size(image.size, shown_px) == image.size \
+                and b"Exif\x00" not in own[:65536]:  # a browser would turn it by its orientation tag
             return own
     return picture_jpeg(stream_picture(image, shown_px), quality)
 

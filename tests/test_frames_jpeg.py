@@ -78,10 +78,18 @@ def test_live_and_replay_read_the_same_grey_from_a_folder(tmp_path: Path) -> Non
     assert (renumbered.index, renumbered.t) == (7, 2.5) and renumbered.gray is replayed[1].gray
 
 
+def _plain_jpeg() -> bytes:
+    """The photo as a JPEG without its EXIF segment (as a camera or a recording sends it)."""
+    ok, buf = cv2.imencode(".jpg", cv2.imread(str(PHOTO), cv2.IMREAD_COLOR), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok and b"Exif" not in buf.tobytes()
+    return buf.tobytes()
+
+
 def test_a_jpeg_frame_sent_whole_goes_to_the_page_as_it_came() -> None:
-    data = PHOTO.read_bytes()
-    assert stream_jpeg(frame_of_file(PHOTO, 0, 0.0), None, 80) == data  # 799 px: no narrower than the page shows
-    smaller = stream_jpeg(frame_of_file(PHOTO, 0, 0.0), 390, 80)
+    data = _plain_jpeg()
+    frame = Frame.of_jpeg(0, 0.0, data, "the photo")
+    assert stream_jpeg(frame, None, 80) == data  # 799 px: no narrower than the page shows
+    smaller = stream_jpeg(frame, 390, 80)
     assert cv2.imdecode(np.frombuffer(smaller, np.uint8), cv2.IMREAD_COLOR).shape == (260, 390, 3)
     colour = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     assert stream_jpeg(colour, None, 80) != data  # a picture that came as pixels is compressed
@@ -93,3 +101,14 @@ def test_a_frame_given_its_jpeg_and_its_colour_is_measured_on_the_jpegs_grey() -
     frame = Frame(2, 0.1, colour, data)
     assert np.array_equal(frame.gray, cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE))
     assert frame.image is colour
+
+
+def test_a_jpeg_with_an_orientation_tag_is_never_sent_as_it_came() -> None:
+    """A browser turns a JPEG by its EXIF orientation; the shapes are drawn on the pixels as stored. The photo
+    carries an EXIF segment."""
+    data = PHOTO.read_bytes()
+    assert b"Exif\x00" in data[:65536]
+    frame = frame_of_file(PHOTO, 0, 0.0)
+    sent = stream_jpeg(frame, None, 80)
+    assert sent != data and b"Exif" not in sent
+    assert cv2.imdecode(np.frombuffer(sent, np.uint8), cv2.IMREAD_COLOR).shape == frame.image.shape

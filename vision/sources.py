@@ -175,7 +175,7 @@ def _frame_fix(where: str | Path) -> str:
     """What to do about a frame that cannot be read: a file is replaced; a camera's frame is skipped."""
     if isinstance(where, Path):
         return "delete it or replace it with the real frame"
-    return "it was skipped; if this keeps happening, check the camera's cable or network"
+    return "if this keeps happening, check the camera's cable or network"
 
 
 def gray_of(frame: Any) -> np.ndarray:
@@ -587,8 +587,14 @@ class CameraSource(FrameSource):
                 self._jpeg_refused = True
                 self._cap = self._open()
                 return self._read()
-            if not _complete_image_bytes(data):
-                return None  # the camera's JPEG cut short: the stream broke in the middle of a frame
+            if not _complete_image_bytes(data):  # cut short: the stream broke mid-frame, or its JPEGs end oddly
+                self._unreadable += 1
+                if self._unreadable >= UNREADABLE_JPEGS:  # OpenCV decodes the camera's frames from now on
+                    self._cap.release()
+                    self._jpeg_refused = True
+                    self._cap = self._open()
+                    return self._read()
+                return None
         return image
 
     def _reconnect(self) -> np.ndarray:

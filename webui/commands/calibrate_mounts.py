@@ -23,8 +23,8 @@ from session.replay import load_setup, open_source
 from vision.mount_fit import MIN_TURN_DEG, MountFit, MountFitError, fit_mount, turned_deg
 from vision.positions import smallest_tag_px
 from vision.session_dir import write_json_atomic
-from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource
-from vision.tags import detect_tags, gray_frame
+from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource, gray_of
+from vision.tags import detect_tags
 
 FAR_FROM_ROSTER_IN = 0.25
 """A fitted offset this far from the roster's is flagged: worth a second turn, about the base's own centre."""
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         cal = setup.calibration
         heights = {m.tag: m.height_in for m in mounts}
         min_px = float(smallest_tag_px(cal, SMALLEST_TAG_IN, 0.0))
-        frames = ((int(f.index), detect_tags(gray_frame(f.image), min_tag_px=min_px)) for f in source)
+        frames = ((int(f.index), detect_tags(gray_of(f), min_tag_px=min_px)) for f in source)
         samples = samples_by_tag(frames, cal, heights)
     finally:
         source.close()
