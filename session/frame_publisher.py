@@ -24,7 +24,6 @@ import cv2
 import numpy as np
 import orjson
 
-from calibration.errors import InputError
 from session.broadcast import Broadcast
 
 log = logging.getLogger("tablesight.live")
@@ -116,7 +115,7 @@ class FramePublisher:
         width = self.broadcast.picture_width
         try:
             jpeg = stream_jpeg(frame, width, self._quality)
-        except (ValueError, InputError):  # the publisher tries again when the frame is published, and says so
+        except ValueError:  # cannot decode or encode it (InputError is one): the publisher tries again when the frame is published, and says so
             return
         with self._cond:
             self._ahead = [*self._ahead[-(AHEAD_KEPT - 1):], (frame, width, jpeg)]
@@ -200,7 +199,7 @@ class FramePublisher:
             if jpeg is None:
                 try:
                     jpeg = stream_jpeg(item.image, self.broadcast.picture_width, self._quality)
-                except (ValueError, InputError) as err:  # the frame's measures go out all the same
+                except ValueError as err:  # cannot decode or encode it (InputError is one): the frame's measures go out all the same
                     log.warning("frame %s went out without its picture: %s", item.message.get("frame_index"), err)
             if jpeg is not None:
                 self._last_jpeg = now
