@@ -24,6 +24,7 @@ from starlette.responses import Response
 from calibration.errors import InputError
 from calibration.json_input import parse_json
 from rules.engine import RulesInputError, UnknownGame
+from session.heap import settle
 from session.paths import NoSuchSession
 from session.runtime import GameWouldRestart, Runtime
 from session.settings import Settings
@@ -70,6 +71,7 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime = Runtime(settings)
         app.state.runtime = runtime
+        settle()  # what the server made to start is kept out of the collector's full sweeps
         runtime.start()
         try:
             yield
