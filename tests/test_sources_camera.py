@@ -173,3 +173,26 @@ def test_a_camera_whose_own_jpegs_cannot_be_read_has_opencv_decode_them() -> Non
         assert not cam.keeps_jpeg
     assert frame.jpeg is None and frame.image.shape == (240, 320, 3)  # OpenCV's decode of the camera's frame
     assert len(bad) == UNREADABLE_JPEGS and all("is not a readable image; if this keeps happening" in m for m in bad)
+
+
+def test_a_camera_closed_while_it_reconnects_is_left_closed(tmp_path: Path) -> None:
+    """The server stops while the camera is being opened again (its thread in the reconnect): the capture just
+    opened is released, no frame comes after the close, and the reader hears CameraLost in one sentence."""
+    video = write_video(tmp_path / "cam.avi", 10)
+    opened: list[cv2.VideoCapture] = []
+
+    class ClosedMidReopen(CameraSource):
+        def _capture(self) -> cv2.VideoCapture:
+            cap = super()._capture()
+            opened.append(cap)
+            if len(opened) == 2:  # the reopen after the file's end: the server stops meanwhile
+                self.close()
+            return cap
+
+    cam = ClosedMidReopen(str(video), backoff=SHORT)
+    it = iter(cam)
+    frames = [next(it) for _ in range(10)]
+    with pytest.raises(CameraLost, match="closed while reconnecting"):
+        next(it)
+    assert [f.index for f in frames] == list(range(10))
+    assert len(opened) == 2 and not opened[1].isOpened() and cam._cap is None

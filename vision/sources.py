@@ -574,6 +574,20 @@ class CameraSource(FrameSource):
             else cap.set(cv2.CAP_PROP_FORMAT, -1))  # FFmpeg: the stream's packets, undecoded
         return cap
 
+    def _reopen(self) -> None:
+        """Release the capture and open the camera again, unless the source was closed meanwhile (from another
+        thread, while it reconnected): a closed camera is never left open, for another program to find busy."""
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+        if self._closed:
+            return
+        cap = self._open()
+        if self._closed and cap is not None:  # closed while it opened
+            cap.release()
+            cap = None
+        self._cap = cap
+
     def _read(self) -> np.ndarray | None:
         if self._cap is None:
             return None
@@ -583,16 +597,14 @@ class CameraSource(FrameSource):
         if self.keeps_jpeg and _is_packet(image):
             data = image.tobytes()
             if data[:3] != b"\xff\xd8\xff":  # not a JPEG after all: OpenCV decodes the camera's frames from now on
-                self._cap.release()
                 self._jpeg_refused = True
-                self._cap = self._open()
+                self._reopen()
                 return self._read()
             if not _complete_image_bytes(data):  # cut short: the stream broke mid-frame, or its JPEGs end oddly
                 self._unreadable += 1
                 if self._unreadable >= UNREADABLE_JPEGS:  # OpenCV decodes the camera's frames from now on
-                    self._cap.release()
                     self._jpeg_refused = True
-                    self._cap = self._open()
+                    self._reopen()
                     return self._read()
                 return None
         return image
@@ -606,9 +618,7 @@ class CameraSource(FrameSource):
                 raise CameraLost(f"{self.description} was closed while reconnecting.")
             waited += delay
             attempts += 1
-            if self._cap is not None:
-                self._cap.release()
-            self._cap = self._open()
+            self._reopen()
             image = self._read()
             if image is not None:
                 self.reconnects += 1
@@ -639,9 +649,7 @@ class CameraSource(FrameSource):
                 self._unreadable = self._unreadable + 1 if own else 0
                 if self._unreadable >= UNREADABLE_JPEGS:  # its JPEGs are not ones we read: OpenCV decodes them
                     self._jpeg_refused = True
-                    if self._cap is not None:
-                        self._cap.release()
-                    self._cap = self._open()
+                    self._reopen()
                 self._bad(index, self.description, err)
                 continue
             self._unreadable = 0
