@@ -444,6 +444,8 @@ class LiveLoop:
             self._set_status("error", "The frame loop stopped on an internal fault; see the server log.")
         finally:
             if feed is not None:
+                if self.recorder is not None and feed.pending:
+                    self._rule_taken(feed)  # the frame read ahead is in the recording, whose replay rules it
                 _close(feed)
 
     def _prepare(self, frame: Any, detector: Any) -> Any:
@@ -453,7 +455,8 @@ class LiveLoop:
 
     def _rule_taken(self, feed: FeedAhead) -> None:
         """Rule the frame being read ahead with the pipeline of the recording it went into, before a new setup's
-        pipeline (and recording) starts: a replay of each recording then sees exactly the frames ruled with it."""
+        pipeline (and recording) starts or the loop stops: a replay of each recording then sees exactly the frames
+        ruled with it."""
         try:
             frame = feed.read(ahead=False)
             if frame is None or self._pipeline is None:

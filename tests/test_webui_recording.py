@@ -294,3 +294,28 @@ def test_camera_unplugged_keeps_its_recording_and_a_new_one_starts_when_it_is_ba
         runtime.stop()
     assert read_manifest(folder).closed and read_manifest(folder).frames == shown + 1
     assert _replay(folder)[-1]["frames"] == shown + 1
+
+
+def test_a_server_stopped_mid_game_has_ruled_every_frame_it_recorded(table: dict[str, Path], tmp_path: Path) -> None:
+    """The server stops while the camera plays: the frame read ahead is already in the recording, so it is ruled
+    before the loop ends; its replay rules the same frames as the live server did, to the same verdicts."""
+    runtime = Runtime(_settings(table, tmp_path, "long"))
+    runtime.start()
+    try:
+        loop = runtime.live
+        _wait(lambda: loop.status().frame_index >= 12, 30, "no frames")
+        name = loop.status().recording
+    finally:
+        runtime.stop()
+    folder = tmp_path / "sessions" / str(name)
+    assert read_manifest(folder).closed
+    recorded = len(read_index(folder))
+    assert loop.status().frame_index + 1 == recorded  # the last frame ruled is the last one recorded
+    with SessionStore(folder / "session.sqlite") as store:
+        assert [f.index for f in store.frames()] == list(range(recorded))
+        stored = [v.data for v in store.verdicts()]
+        live_moves = _moves([e.data for e in store.events()])
+    replayed = _replay(folder)
+    assert replayed[-1]["frames"] == recorded
+    assert [v for v in replayed if v["type"] == "verdict"] == stored
+    assert _moves(replayed) == live_moves
