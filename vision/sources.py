@@ -582,11 +582,10 @@ class CameraSource(FrameSource):
             self._cap = None
         if self._closed:
             return
-        cap = self._open()
-        if self._closed and cap is not None:  # closed while it opened
+        cap = self._cap = self._open()
+        if self._closed and cap is not None:  # closed while it opened (a second release does nothing)
             cap.release()
-            cap = None
-        self._cap = cap
+            self._cap = None
 
     def _read(self) -> np.ndarray | None:
         if self._cap is None:
