@@ -110,6 +110,37 @@ def test_live_page_draws_overlays_on_camera_and_board(server: tuple[str, Any], p
     page.screenshot(path=str(SHOTS / "tablesight-browser-live.png"))
 
 
+def test_the_board_is_drawn_again_only_when_what_it_shows_changed(server: tuple[str, Any], page: Any) -> None:
+    """The top-down board shows positions, not the picture: while the table stands still it is not drawn again
+    with every frame (the camera view is); when unit 12 is moved (at frame 8 of each pass of the recording) it
+    is drawn again, with unit 12 where it now stands."""
+    url, _app = server
+    page.goto(url + "/")
+    _wait_drawn(page)
+    counts = "() => [window.tablesightDrawn.length, Number(document.getElementById('board').dataset.draws)]"
+    frames0, draws0 = page.evaluate(counts)
+    page.wait_for_timeout(5000)  # two passes of the 24-frame recording at 10 fps
+    frames1, draws1 = page.evaluate(counts)
+    frames, draws = frames1 - frames0, draws1 - draws0
+    assert frames >= 30 and 2 <= draws <= frames // 2, (frames, draws)
+    # after the move: unit 12's colour on the board where it stands now (14, 9), the table's where it stood (8, 6)
+    page.wait_for_function("window.tablesight.msg && window.tablesight.msg.frame_index >= 12", timeout=20000)
+    colours = page.evaluate(
+        """async () => {
+            const { boardView, layoutSize } = await import('/static/overlay.js');
+            const c = document.getElementById('board'), msg = window.tablesight.msg;
+            const view = boardView(c, msg.board), k = c.width / layoutSize(c)[0];
+            const at = (x, y) => { const [px, py] = view.toPx(x, y);
+              return Array.from(c.getContext('2d').getImageData(Math.round(px * k), Math.round(py * k), 1, 1).data); };
+            return [msg.units.find((u) => u.tag === 12), at(13.8, 8.8), at(7.8, 5.8)];  // off the facing line
+        }"""
+    )
+    unit, now, before = colours
+    assert math.hypot(unit["x"] - 14.0, unit["y"] - 9.0) < 0.05, unit
+    assert now[0] > now[1] + 40 and now[0] > now[2] + 40, now  # red: the unit's owner colour
+    assert not (before[0] > before[1] + 40 and before[0] > before[2] + 40), before
+
+
 def test_selecting_a_unit_shows_its_rings_and_a_target_gives_range(server: tuple[str, Any], page: Any) -> None:
     url, _app = server
     page.goto(url + "/")

@@ -150,9 +150,24 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     drawCamera(camera, bitmap, msg, extra, { shapes: layers.pixel(msg ? msg.image_shapes : [], sel) });
     const focus = [...new Set(mine.image_shapes.map((x) => x.u).filter((u) => u !== null && u !== undefined))].join(",");
     if (camera.dataset.focusUnits !== focus) camera.dataset.focusUnits = focus;  // an attribute written restyles the page
-    drawBoard(board, msg, layers.terrain(state.terrain), layers.inch([...mine.overlays, ...(state.answer ? state.answer.overlays || [] : [])], sel),
-      { overlays: layers.inch(msg ? msg.overlays : [], sel), names: layers.names() });
+    const terrain = layers.terrain(state.terrain);
+    const extraOverlays = layers.inch([...mine.overlays, ...(state.answer ? state.answer.overlays || [] : [])], sel);
+    const overlays = layers.inch(msg ? msg.overlays : [], sel);
+    const names = layers.names();
+    // The board shows positions, not the picture: drawn again only when something on it changed as far as it can
+    // show (a table standing still costs the browser its camera view alone, ~a fifth less a frame).
+    const key = JSON.stringify([msg && msg.board, msg && msg.units, overlays, extraOverlays, terrain, names, sel,
+      board.clientWidth, board.clientHeight, window.devicePixelRatio], asShownOnBoard);
+    if (key !== boardKey) {
+      boardKey = key;
+      drawBoard(board, msg, terrain, extraOverlays, { overlays, names });
+      board.dataset.draws = String(Number(board.dataset.draws || 0) + 1);
+    }
   }
+  let boardKey = null;
+  // Inches to 0.02" and angles to 2 degrees, a fraction of a board pixel: a still base whose measured position
+  // flickers in the third decimal (its ± is larger) is not drawn again for it.
+  const asShownOnBoard = (k, v) => (typeof v !== "number" ? v : k === "yaw_deg" ? Math.round(v / 2) : Math.round(v * 50));
 
   connectFeed(wsPath, {
     shows: camera,
