@@ -213,9 +213,19 @@ def stream_size(size: tuple[int, int], shown_px: int | None = None) -> tuple[int
     """(width, height) px of the picture the pages are sent of a frame of `size`: the width the widest page shows
     it at (`shown_px`), never below STREAM_MIN_WIDTH nor above STREAM_MAX_WIDTH or the frame's own. Every pixel
     more costs the browser its decode and its scaling down every frame (1080p shown 704 px across: 704, not the
-    960 a halving would give; halving first is cheap here, see `_scaled`)."""
+    960 a halving would give; halving first is cheap here, see `_scaled`). When a watcher has not said how wide
+    it shows it: the frame halved until it is no wider than STREAM_MAX_WIDTH (a JPEG frame decodes at a half or
+    a quarter of its size for a third of a whole decode: 1080p and 4K go at 960 px, 720p whole)."""
     w, h = size
-    most = STREAM_MAX_WIDTH if shown_px is None else max(STREAM_MIN_WIDTH, min(STREAM_MAX_WIDTH, int(shown_px)))
+    if shown_px is None:
+        k = 1
+        while w / k > STREAM_MAX_WIDTH and k < 8:
+            k *= 2
+        if k == 1:
+            return w, h
+        most = min(STREAM_MAX_WIDTH, -(-w // k))
+    else:
+        most = max(STREAM_MIN_WIDTH, min(STREAM_MAX_WIDTH, int(shown_px)))
     if w <= most:
         return w, h
     return most, max(1, round(h * most / w))

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from session.frame_publisher import STREAM_MAX_WIDTH, stream_picture
+from session.frame_publisher import stream_picture, stream_size
 from session.settings import Settings
 from tests.webui_server import LocalClient, session_settings
 from tests.webui_session import END_12, START_12, UNITS, make_session
@@ -490,7 +490,7 @@ def test_pictures_are_sent_no_wider_than_the_widest_page_shows_them(client: Test
     with client.websocket_connect("/ws/live") as a:
         full = int(_frame_message(a)["image_size"][0])  # type: ignore[index]
         height = int(_frame_message(a)["image_size"][1])  # type: ignore[index]
-        widest = min(full, STREAM_MAX_WIDTH)
+        widest = stream_size((full, height), None)[0]
         small = stream_picture(np.zeros((height, full, 3), np.uint8), 384).shape[1]
         assert 384 <= small <= 1.5 * 384 and small < widest
         assert _picture_width(a, widest) == widest  # nothing said: the widest
@@ -512,7 +512,9 @@ def test_the_stream_picture_is_as_wide_as_the_widest_page_shows_it() -> None:
         assert abs(picture.shape[0] - h * picture.shape[1] / w) <= 0.5  # the frame's shape, whole
         return int(picture.shape[1])
 
-    assert width(1920, 1080, None) == 1280 and width(3840, 2160, None) == 1280 and width(1280, 720, None) == 1280
+    # nobody said: halved until no wider than 1280 px (a JPEG frame decodes at those scales for a third the cost)
+    assert width(1920, 1080, None) == 960 and width(3840, 2160, None) == 960 and width(1280, 720, None) == 1280
+    assert width(2560, 1440, None) == 1280 and width(1600, 900, None) == 800 and width(15360, 8640, None) == 1280
     assert width(1920, 1080, 896) == 896 and width(3840, 2160, 704) == 704 and width(1917, 1080, 640) == 640
     assert width(1920, 1080, 1200) == 1200 and width(640, 480, 896) == 640 and width(1920, 1080, 10) == 320
     # a picture halved by area averaging, then scaled the rest of the way, looks like one scaled by area at once
