@@ -29,7 +29,8 @@ class Published:
 
 @dataclass
 class View:
-    """What one watcher shows the picture at: `width` px across its screen (None: not said; the widest)."""
+    """What one watcher shows the picture at: `width` px across its screen (None: not said; it gets what
+    session/frame_publisher.py `stream_size` sends a watcher that has not said)."""
 
     width: int | None = None
 
@@ -72,13 +73,13 @@ class Broadcast:
         return len(self._watchers)
 
     @property
-    def picture_width(self) -> int | None:
-        """The widest any watcher shows the picture at, px (None: one has not said, or nobody watches)."""
+    def picture_widths(self) -> tuple[int | None, bool]:
+        """(the widest any watcher said it shows the picture at, px, or None: none said; whether a watcher has not
+        said)."""
         with self._lock:
             widths = [w.view.width if w.view is not None else None for w in self._watchers]
-        if not widths or None in widths:
-            return None
-        return max(w for w in widths if w is not None)
+        said = [w for w in widths if w is not None]
+        return (max(said) if said else None), None in widths
 
     def publish(self, kind: str, text: str, jpeg: bytes | None = None) -> Published:
         with self._lock:
@@ -98,7 +99,7 @@ class Broadcast:
         """Yield the newest item each time one is published: the newest frame first, then a newer status.
 
         A status message (camera lost, paused) never hides a frame published just before it. `view`: how wide
-        this watcher shows the picture (it may change while watching; see `picture_width`).
+        this watcher shows the picture (it may change while watching; see `picture_widths`).
         """
         watcher = _Watcher(asyncio.get_running_loop(), view)
         with self._lock:

@@ -35,7 +35,7 @@ STREAM_MAX_WIDTH = 1280
 browser 2-8x less to encode, send and decode, and the page shows it at ~900 px anyway. Shapes stay in the
 frame's own pixels."""
 STREAM_MIN_WIDTH = 320
-"""...and to the widest any page says it shows it at (`Broadcast.picture_width`), but never below this."""
+"""...and to the widest any page says it shows it at (`Broadcast.picture_widths`), but never below this."""
 AHEAD_KEPT = 3
 """Pictures made ahead that are kept for the frames they were made of (the one being ruled, the one read ahead)."""
 
@@ -112,7 +112,7 @@ class FramePublisher:
         show the same width when it is published (else, or if it is not made yet, the publisher makes it)."""
         if self.broadcast.watchers <= 0:
             return
-        width = self.broadcast.picture_width
+        width = self._shown_px(frame)
         try:
             jpeg = stream_jpeg(frame, width, self._quality)
         except ValueError:  # cannot decode or encode it (InputError is one): the publisher tries again when the frame is published, and says so
@@ -120,11 +120,20 @@ class FramePublisher:
         with self._cond:
             self._ahead = [*self._ahead[-(AHEAD_KEPT - 1):], (frame, width, jpeg)]
 
+    def _shown_px(self, image: np.ndarray | Pictured) -> int | None:
+        """How wide the pages are sent `image`'s picture, px: the widest a watcher said it shows it at, and no
+        narrower than what a watcher that has not said gets (`stream_size`); None when none said."""
+        said, silent = self.broadcast.picture_widths
+        if said is None or not silent:
+            return said
+        size = (int(image.shape[1]), int(image.shape[0])) if isinstance(image, np.ndarray) else image.size
+        return max(said, stream_size(size, None)[0])
+
     def _made_ahead(self, image: Any) -> bytes | None:
         """The JPEG `picture_ahead` made of `image` (a frame, or a result holding it as `.frame`) at the width the
         pages show now, or None."""
         frame = getattr(image, "frame", image)
-        width = self.broadcast.picture_width
+        width = self._shown_px(image)
         with self._cond:
             return next((jpeg for f, w, jpeg in self._ahead if f is frame and w == width), None)
 
@@ -198,7 +207,7 @@ class FramePublisher:
             jpeg = self._made_ahead(item.image)
             if jpeg is None:
                 try:
-                    jpeg = stream_jpeg(item.image, self.broadcast.picture_width, self._quality)
+                    jpeg = stream_jpeg(item.image, self._shown_px(item.image), self._quality)
                 except ValueError as err:  # cannot decode or encode it (InputError is one): the frame's measures go out all the same
                     log.warning("frame %s went out without its picture: %s", item.message.get("frame_index"), err)
             if jpeg is not None:

@@ -444,9 +444,11 @@ class LiveLoop:
             self._set_status("error", "The frame loop stopped on an internal fault; see the server log.")
         finally:
             if feed is not None:
-                if self.recorder is not None and feed.pending:
-                    self._rule_taken(feed)  # the frame read ahead is in the recording, whose replay rules it
-                _close(feed)
+                try:
+                    if self.recorder is not None and feed.pending:
+                        self._rule_taken(feed)  # the frame read ahead is in the recording, whose replay rules it
+                finally:
+                    _close(feed)
 
     def _prepare(self, frame: Any, detector: Any) -> Any:
         """The part of `frame`'s work the pipeline can do ahead (on the feed's worker thread), or None."""
@@ -464,7 +466,7 @@ class LiveLoop:
             started = time.perf_counter()
             result = self._pipeline.process(frame, prepared=feed.prepared)
         except Exception as err:  # noqa: BLE001 - the next frames are read and reported as usual
-            log.warning("live loop %s: the frame read before the setup changed was not ruled (%s)", self.name, err)
+            log.warning("live loop %s: the frame read ahead was not ruled (%s)", self.name, err)
             return
         self._publish(result, started, feed.read_at)
 

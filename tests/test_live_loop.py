@@ -268,3 +268,40 @@ def test_a_picture_made_ahead_is_the_one_published_at_the_width_the_page_shows()
         done.set()
         t.join(5)
         enc.close()
+
+
+def test_a_page_that_said_its_width_is_never_sent_less_because_another_watcher_did_not() -> None:
+    """Two watchers of a 1920 x 1080 frame: one page says it shows the picture 1216 px wide, the other (an MJPEG
+    viewer, a streaming overlay) says nothing, which alone would get 960 (the frame halved). The picture goes at
+    1216; at 700 it would go at 960, for the one that did not say; alone, the page gets its own 700."""
+    hub = Broadcast()
+    enc = FramePublisher(hub)
+    said, silent = View(width=1216), View(width=None)
+    started, done = threading.Event(), threading.Event()
+
+    async def watch(views: list[View]) -> None:
+        tasks = [asyncio.ensure_future(hub.watch(view=v).__anext__()) for v in views]
+        await asyncio.sleep(0.01)
+        started.set()
+        while not done.is_set():
+            await asyncio.sleep(0.01)
+        for t in tasks:
+            t.cancel()
+
+    frame = Frame(0, 0.0, np.zeros((1080, 1920, 3), np.uint8))
+    for views, width, expected in (([said, silent], 1216, 1216), ([said, silent], 700, 960), ([said], 700, 700)):
+        said.width = width
+        started.clear()
+        done.clear()
+        t = threading.Thread(target=lambda v=views: asyncio.run(watch(v)))
+        t.start()
+        try:
+            assert started.wait(5) and hub.watchers == len(views)
+            enc.picture_ahead(frame)
+            jpeg = enc._made_ahead(frame)
+            assert jpeg is not None
+            assert cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).shape[1] == expected
+        finally:
+            done.set()
+            t.join(5)
+    enc.close()

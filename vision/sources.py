@@ -577,15 +577,16 @@ class CameraSource(FrameSource):
     def _reopen(self) -> None:
         """Release the capture and open the camera again, unless the source was closed meanwhile (from another
         thread, while it reconnected): a closed camera is never left open, for another program to find busy."""
-        if self._cap is not None:
-            self._cap.release()
-            self._cap = None
+        old, self._cap = self._cap, None
+        if old is not None:
+            old.release()
         if self._closed:
             return
-        cap = self._cap = self._open()
-        if self._closed and cap is not None:  # closed while it opened (a second release does nothing)
-            cap.release()
-            self._cap = None
+        self._cap = self._open()
+        if self._closed:  # closed while it opened: whichever of close() and this takes it releases it
+            cap, self._cap = self._cap, None
+            if cap is not None:
+                cap.release()
 
     def _read(self) -> np.ndarray | None:
         if self._cap is None:
@@ -618,6 +619,8 @@ class CameraSource(FrameSource):
             waited += delay
             attempts += 1
             self._reopen()
+            if self._closed:
+                raise CameraLost(f"{self.description} was closed while reconnecting.")
             image = self._read()
             if image is not None:
                 self.reconnects += 1
@@ -655,10 +658,10 @@ class CameraSource(FrameSource):
             yield frame
 
     def close(self) -> None:
-        if self._cap is not None:
-            self._cap.release()
-            self._cap = None
-        super().close()
+        super().close()  # closed first: a reconnect on another thread then releases what it opens
+        cap, self._cap = self._cap, None
+        if cap is not None:
+            cap.release()
 
 
 def _is_packet(image: np.ndarray) -> bool:

@@ -156,8 +156,9 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     const names = layers.names();
     // The board shows positions, not the picture: drawn again only when something on it changed as far as it can
     // show (a table standing still costs the browser its camera view alone, ~a fifth less a frame).
-    const key = JSON.stringify([msg && msg.board, msg && msg.units, overlays, extraOverlays, terrain, names, sel,
-      board.clientWidth, board.clientHeight, window.devicePixelRatio], asShownOnBoard);
+    const units = ((msg && msg.units) || []).map((u) => ({ tag: u.tag, x: u.x, y: u.y, yaw_deg: u.yaw_deg, r: u.radius_in, colour: u.colour, name: u.name }));
+    const key = JSON.stringify([msg && msg.board, units, overlays, extraOverlays, names, sel, board.clientWidth,
+      board.clientHeight, window.devicePixelRatio], asShownOnBoard) + JSON.stringify(terrain);
     if (key !== boardKey) {
       boardKey = key;
       drawBoard(board, msg, terrain, extraOverlays, { overlays, names });
@@ -165,8 +166,10 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     }
   }
   let boardKey = null;
+  board.addEventListener("contextrestored", () => { boardKey = null; });  // a canvas the browser had to clear
   // Inches to 0.02" and angles to 2 degrees, a fraction of a board pixel: a still base whose measured position
-  // flickers in the third decimal (its ± is larger) is not drawn again for it.
+  // flickers in the third decimal (its ± is larger) is not drawn again for it. Only what the board draws of a unit
+  // is in the key (its ± and height are not drawn); the terrain goes whole (its heights are written on it).
   const asShownOnBoard = (k, v) => (typeof v !== "number" ? v : k === "yaw_deg" ? Math.round(v / 2) : Math.round(v * 50));
 
   connectFeed(wsPath, {
