@@ -223,8 +223,9 @@ def stream_size(size: tuple[int, int], shown_px: int | None = None) -> tuple[int
     it at (`shown_px`), never below STREAM_MIN_WIDTH nor above STREAM_MAX_WIDTH or the frame's own. Every pixel
     more costs the browser its decode and its scaling down every frame (1080p shown 704 px across: 704, not the
     960 a halving would give; halving first is cheap here, see `_scaled`). When a watcher has not said how wide
-    it shows it: the frame halved until it is no wider than STREAM_MAX_WIDTH (a JPEG frame decodes at a half or
-    a quarter of its size for a third of a whole decode: 1080p and 4K go at 960 px, 720p whole)."""
+    it shows it: the frame halved until it is no wider than STREAM_MAX_WIDTH, an eighth at most, then scaled to
+    it (a JPEG frame decodes at a half or a quarter of its size for a third of a whole decode: 1080p and 4K go
+    at 960 px, 720p whole)."""
     w, h = size
     if shown_px is None:
         k = 1

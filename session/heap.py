@@ -1,11 +1,11 @@
 """What a long-running program made to start, kept out of the garbage collector's full sweeps.
 
 CPython's cyclic collector now and then sweeps every object alive ("generation 2"). In a server that has
-imported FastAPI, OpenCV, shapely and the games that is ~200 thousand objects, and the sweep holds the
-interpreter lock for ~80 ms at a time: a stall of every thread, two or three frames late, every few seconds
-(`tablesight bench --web`). `settle()` collects once and then freezes what is left (`gc.freeze`): the
+imported FastAPI, OpenCV, shapely and the games that is ~165 thousand objects, and the sweep held the
+interpreter lock for 70-89 ms at a time, every few seconds at 1080p: a stall of every thread, two or three
+frames late (docs/bench.md). `settle()` collects once and then freezes what is left (`gc.freeze`): the
 modules, the setup, the objects made to start, all there to stay. Later sweeps look only at what was made
-after (~1.5 ms in the same server). Garbage made later is collected as before.
+after (~2 ms in the same server). Garbage made later is collected as before.
 """
 
 from __future__ import annotations
