@@ -3,13 +3,13 @@
 `FeedAhead(feed, prepare)` wraps a live loop's feed (a camera, a video, a recording played on the page). As soon
 as the loop takes a frame, a worker thread reads the next one (for a recorded camera: the JPEG the recording
 keeps, encoded and decoded, session/recording.py) and runs `prepare(frame, detector)` on it: the part of its
-scan that depends on nothing but the frame (`Pipeline.prepare`: grey image, coarse scan, the sweep's cell,
-the tiles that tell where the picture changed). Those are C calls that release the interpreter lock, so they
-run on the second core while the loop maps, tracks and rules the frame before. The loop then takes the frame
+work that the frame needs before its turn and that depends on nothing but the frame (`Pipeline.prepare`: grey
+image, the tiles that tell where the picture changed and which tags stand still). The loop then takes the frame
 with `read()` and its prepared part from `prepared` (None when there was nothing to prepare it with, or it
-failed: the pipeline then does that work itself and meets the problem in its place). `then(frame)` runs on the
-worker right after the frame is read ahead and prepared (the page's picture of it: off the frame's way to the
-loop).
+failed: the pipeline then does that work itself and meets the problem in its place). Once the frame is handed
+over, the worker runs `then(frame)` (the page's picture of it) and the prepared part's `backstop(detector)` (the
+frame's coarse scan and sweep cell, which the loop looks at only in the next frame): C calls that release the
+interpreter lock, on the second core while the loop rules the frame, and off its way to the page.
 
 One frame is read ahead, never more: a camera's frame is at most one frame older than it would have been, and
 `read_at` says when it was read (the page's latency counts from there). An error from the feed comes out of the
@@ -35,6 +35,10 @@ Prepare = Callable[[Any, TagDetector], Any]
 """(frame, the worker's own detector) -> the frame's prepared part, or None."""
 Then = Callable[[Any], None]
 """Work on a frame once it is handed over (the page's picture of it), on the worker, beside the loop's ruling."""
+After = Callable[[tuple[Any, Any, float]], None]
+"""(frame, prepared, read at) -> None: what the worker does once a frame is handed over."""
+WORKER_JOIN_S = 10.0
+"""Longest wait, at close, for the worker to finish what it does after a frame (its detector is released then)."""
 
 
 class FeedAhead:
@@ -48,8 +52,9 @@ class FeedAhead:
         """False: every frame is read when asked for, on the caller's thread (a feed that must know each frame
         was ruled before it gives the next: the phone answers each frame with what was measured in it)."""
         self._next: Future[tuple[Any, Any, float]] | None = None
-        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any], Then | None] | None] | None = None
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any], After] | None] | None = None
         """The worker thread's requests (None: no worker yet; a None request ends it)."""
+        self._worker: threading.Thread | None = None
         self._detector: TagDetector | None = None
         self.prepared: Any = None
         """The prepared part of the frame the last `read()` returned (None: not prepared)."""
@@ -65,9 +70,25 @@ class FeedAhead:
         fut: Future[tuple[Any, Any, float]] = Future()
         if self._jobs is None:
             self._jobs = queue.SimpleQueue()
-            threading.Thread(target=_work, args=(self._jobs,), name="feed ahead", daemon=True).start()
-        self._jobs.put((self._fetch, fut, self._then))
+            self._worker = threading.Thread(target=_work, args=(self._jobs,), name="feed ahead", daemon=True)
+            self._worker.start()
+        self._jobs.put((self._fetch, fut, self._after))
         return fut
+
+    def _after(self, got: tuple[Any, Any, float]) -> None:
+        """On the worker, once a frame is handed over: `then` (the page's picture), then the frame's backstop scans
+        (`prepared.backstop`, which the loop needs only at the next frame). What fails here is made again where it
+        is needed."""
+        frame, prepared, _ = got
+        if frame is None:
+            return
+        if self._then is not None:
+            with contextlib.suppress(Exception):
+                self._then(frame)
+        backstop = getattr(prepared, "backstop", None)
+        if backstop is not None and self._detector is not None:
+            with contextlib.suppress(Exception):
+                backstop(self._detector)
 
     @property
     def pending(self) -> bool:
@@ -114,27 +135,27 @@ class FeedAhead:
             if self._jobs is not None:
                 self._jobs.put(None)
                 self._jobs = None
-            if self._detector is not None:
+            if self._worker is not None:
+                self._worker.join(WORKER_JOIN_S)  # it may be scanning with its detector
+            if self._detector is not None and (self._worker is None or not self._worker.is_alive()):
                 self._detector.release()
                 self._detector = None
         finally:
             self.inner.close()
 
 
-def _work(jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any], Then | None] | None]) -> None:
-    """A feed's worker: run each request, its result or error into its future, then `then` on the frame handed
+def _work(jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any], After] | None]) -> None:
+    """A feed's worker: run each request, its result or error into its future, then `after` on what was handed
     over, until a None request."""
     while (job := jobs.get()) is not None:
-        fetch, fut, then = job
+        fetch, fut, after = job
         try:
             got = fetch()
         except BaseException as err:  # noqa: BLE001 - handed to the reader with its frame's place
             fut.set_exception(err)
             continue
         fut.set_result(got)
-        if then is not None and got[0] is not None:
-            with contextlib.suppress(Exception):  # what is made here is made again where it is needed
-                then(got[0])
+        after(got)
 
 
 class SeekableFeedAhead(FeedAhead):

@@ -451,9 +451,10 @@ class LiveLoop:
                     _close(feed)
 
     def _prepare(self, frame: Any, detector: Any) -> Any:
-        """The part of `frame`'s work the pipeline can do ahead (on the feed's worker thread), or None."""
+        """The part of `frame`'s work the pipeline can do ahead (on the feed's worker thread), or None; its
+        backstop scans are left for the worker to make once the frame is handed over (session/feed_ahead.py)."""
         prepare = getattr(self._pipeline, "prepare", None)
-        return prepare(frame, detector) if prepare is not None else None
+        return prepare(frame, detector, backstop=False) if prepare is not None else None
 
     def _rule_taken(self, feed: FeedAhead) -> None:
         """Rule the frame being read ahead with the pipeline of the recording it went into, before a new setup's

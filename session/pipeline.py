@@ -134,12 +134,17 @@ class Checkpoint:
 @dataclass(frozen=True)
 class Prepared:
     """A frame's work that depends on nothing but the frame, done before its turn (`Pipeline.prepare`, on another
-    core): its grey image and what its detector's coarse scan and sweep cell found."""
+    core): its grey image, its tiles and its detector's backstop scans (made now, or later by `finish`)."""
 
     index: int
     """The frame it was made from (`process` ignores it for any other)."""
     gray: np.ndarray
     ahead: AheadScan
+
+    def backstop(self, detector: TagDetector | None = None) -> None:
+        """Make the frame's backstop scans now, with `detector` (the next frame looks where they found tags)."""
+        if self.ahead.sweep is not None:
+            self.ahead.sweep.run(detector)
 
 
 class Pipeline:
@@ -441,15 +446,19 @@ class Pipeline:
     # ------------------------------------------------------------------------------------------ frame
     def prime(self, frame: Any) -> None:
         """Show the detector `frame` (the one a resumed checkpoint was taken after) as the last frame it saw."""
-        self.detector.prime(gray_of(frame))
+        self.detector.prime(gray_of(frame), int(frame.index))
 
-    def prepare(self, frame: Any, detector: TagDetector | None = None) -> Prepared:
+    def prepare(self, frame: Any, detector: TagDetector | None = None, backstop: bool = True) -> Prepared:
         """The part of `frame`'s work that depends on nothing but the frame (its grey image, the detector's
-        `scan_ahead`), for `process(frame, prepared=...)`. Thread-safe: the read-ahead runs it on other cores,
-        each with a `detector` of its own (session/read_ahead.py)."""
+        `scan_ahead`, and unless `backstop` is False its backstop scans: `Prepared.backstop` then makes them), for
+        `process(frame, prepared=...)`. Thread-safe: the read-ahead runs it on other cores, each with a
+        `detector` of its own (session/read_ahead.py)."""
         self.calibration.check_frame(size_of(frame))
         gray = gray_of(frame)
-        return Prepared(int(frame.index), gray, self.detector.scan_ahead(gray, int(frame.index), detector))
+        prepared = Prepared(int(frame.index), gray, self.detector.scan_ahead(gray, int(frame.index), detector))
+        if backstop:
+            prepared.backstop(detector)
+        return prepared
 
     def process(self, frame: Any, declared: Sequence[Action] = (), prepared: Prepared | None = None) -> FrameResult:
         """Run one frame (a `Frame`, or anything with .index, .t and a BGR .image) through every stage; `declared` are the

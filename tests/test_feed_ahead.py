@@ -54,6 +54,33 @@ def test_frames_come_in_order_each_with_its_own_prepared_part_and_close_ends_the
     assert _workers() == before
 
 
+class _Backstop:
+    """A prepared part whose backstop scans note which thread made them, with which detector, and when."""
+
+    def __init__(self, index: int, log: list[tuple[str, int, str]]) -> None:
+        self.index, self.log = index, log
+        self.detector: TagDetector | None = None
+
+    def backstop(self, detector: TagDetector) -> None:
+        self.detector = detector
+        self.log.append(("backstop", self.index, threading.current_thread().name))
+
+
+def test_the_worker_makes_each_frames_picture_then_its_backstop_once_it_is_handed_over() -> None:
+    """The page's picture (`then`) and then the backstop scans of each frame are made on the worker, with its own
+    detector, frame after frame; closing waits for the work on the frame read ahead."""
+    log: list[tuple[str, int, str]] = []
+    feed = feed_ahead(RecordingFeed.open(SAMPLE), lambda frame, _: _Backstop(int(frame.index), log),
+                      then=lambda frame: log.append(("picture", int(frame.index), threading.current_thread().name)))
+    parts = []
+    for _ in range(3):
+        assert feed.read() is not None
+        parts.append(feed.prepared)
+    feed.close()
+    assert all(isinstance(p.detector, TagDetector) for p in parts)
+    assert log[:6] == [(what, i, "feed ahead") for i in range(3) for what in ("picture", "backstop")]
+
+
 def test_an_error_in_the_feed_comes_out_of_the_read_of_its_frame(tmp_path: Path) -> None:
     copy = tmp_path / "sample"
     shutil.copytree(SAMPLE, copy)

@@ -20,6 +20,7 @@ estimated within 0.11 px in 9 of 10 frames; the library's own corners move by ~0
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import cv2
@@ -39,7 +40,7 @@ rendered frames whose light changes direction every frame)."""
 class Reference:
     """A tag's tiles in the frame it was measured in: rows r0..r1-1 and columns c0..c1-1 of `tile`-px tiles."""
 
-    __slots__ = ("r0", "c0", "r1", "c1", "tile", "means", "basis", "corners", "then", "_fit")
+    __slots__ = ("r0", "c0", "r1", "c1", "tile", "means", "basis", "corners", "then", "_fit", "_flat")
 
     def __init__(self, box: tuple[int, int, int, int], tile: int, means: np.ndarray, basis: np.ndarray,
                  corners: np.ndarray) -> None:
@@ -49,27 +50,40 @@ class Reference:
         """(rows, columns) float32: mean grey of each tile then."""
         self.basis = basis
         """(tiles, 4) float32: each tile's change for a unit slide in x, in y, turn (radians) and scale."""
-        self.corners = [(float(x), float(y)) for x, y in corners]
+        self.corners = np.asarray(corners, np.float64).reshape(4, 2)
         """The tag's 4 corners less its centre, px."""
         self.then = means.astype(np.float64).ravel()
         self._fit: tuple[np.ndarray, np.ndarray] | None = None
+        self._flat: tuple[int, np.ndarray] | None = None
 
     def fit(self) -> tuple[np.ndarray, np.ndarray]:
-        """(Q^T, R^-1) of the full design (gain, offset, the 4 motions) = QR: orthonormal columns, the map back."""
+        """(Q^T, R^-1) of the full design (gain, offset, the 4 motions) = QR: orthonormal columns, the map back
+        (R's pseudo-inverse when the design is degenerate: a patch with no edges)."""
         if self._fit is None:
             design = np.column_stack([self.then, np.ones(self.then.size), self.basis.astype(np.float64)])
             q, r = np.linalg.qr(design)
-            self._fit = (np.ascontiguousarray(q.T), np.linalg.pinv(r))
+            diag = np.abs(np.diag(r))
+            back = np.linalg.inv(r) if diag.min() > 1e-9 * diag.max() else np.linalg.pinv(r)
+            self._fit = (np.ascontiguousarray(q.T), back)
         return self._fit
 
+    def flat(self, columns: int) -> np.ndarray:
+        """Where this tag's tiles are in a `tile_grid` of `columns` columns, raveled (row by row, as `then`)."""
+        if self._flat is None or self._flat[0] != columns:
+            rows = np.arange(self.r0, self.r1, dtype=np.intp)[:, None] * columns
+            self._flat = (columns, (rows + np.arange(self.c0, self.c1, dtype=np.intp)).ravel())
+        return self._flat[1]
+
     def __getstate__(self) -> dict[str, Any]:  # the fit is made again when needed: checkpoints stay small
-        return {k: getattr(self, k) for k in self.__slots__ if k not in ("_fit", "then")}
+        return {k: getattr(self, k) for k in self.__slots__ if k not in ("_fit", "_flat", "then")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             setattr(self, k, v)
+        self.corners = np.asarray(self.corners, np.float64).reshape(4, 2)
         self.then = self.means.astype(np.float64).ravel()
         self._fit = None
+        self._flat = None
 
 
 def tile_grid(gray: np.ndarray, tile: int) -> np.ndarray:
@@ -110,27 +124,46 @@ def reference(gray: np.ndarray, grid: np.ndarray, corners_px: np.ndarray, box_px
     return Reference((r0, c0, r1, c1), tile, means, basis, np.asarray(corners_px, np.float64) - centre)
 
 
+def moved_all(grid: np.ndarray, refs: Sequence[Reference | None]) -> np.ndarray:
+    """`moved_px` of each of `refs` (infinity for None), px, from one later frame's `tile_grid`: all the tags
+    fitted at once (each its own least squares; one pass of numpy for a table of bases)."""
+    out = np.full(len(refs), math.inf)
+    rows, cols = grid.shape
+    fits = [(k, ref) for k, ref in enumerate(refs) if ref is not None and ref.r1 <= rows and ref.c1 <= cols]
+    if not fits:
+        return out
+    parts = [ref.fit() for _, ref in fits]
+    sizes = np.array([ref.then.size for _, ref in fits])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    change = grid.ravel()[np.concatenate([ref.flat(cols) for _, ref in fits])] - np.concatenate(
+        [ref.then for _, ref in fits])  # each tag's tiles now less then, one tag after another
+    along = np.add.reduceat(np.concatenate([q for q, _ in parts], axis=1) * change, starts, axis=1).T
+    residual = np.add.reduceat(change * change, starts) - (along * along).sum(axis=1)
+    gain, _, dx, dy, turn, scale = np.matmul(np.stack([b for _, b in parts]), along[:, :, None])[:, :, 0].T
+    corners = np.stack([ref.corners for _, ref in fits])
+    x, y = corners[:, :, 0], corners[:, :, 1]
+    shift = np.hypot(dx[:, None] - turn[:, None] * y + scale[:, None] * x,
+                     dy[:, None] + turn[:, None] * x + scale[:, None] * y).max(axis=1)
+    unexplained = residual > FIT_GREY * FIT_GREY * sizes
+    faded = ~((1.0 + gain >= 1.0 / LIGHT_GAIN) & (1.0 + gain <= LIGHT_GAIN))  # lifted, covered
+    out[[k for k, _ in fits]] = np.where(unexplained | faded, math.inf, shift)
+    return out
+
+
 def moved_px(grid: np.ndarray, ref: Reference) -> float:
     """How far, px, the tag's corners moved since `ref` was taken (the largest corner's shift), from a later
     frame's `tile_grid`; infinity when the fit does not explain the change (residual rms over FIT_GREY:
     something covers the tag, or it moved too far for a small-motion fit; or its contrast changed by more than
     LIGHT_GAIN)."""
-    now = grid[ref.r0 : ref.r1, ref.c0 : ref.c1]
-    if now.shape != ref.means.shape:
-        return math.inf
-    change = now.ravel().astype(np.float64) - ref.then
-    q_t, back = ref.fit()
-    along = q_t @ change
-    residual = float(change @ change) - float(along @ along)
-    if residual > FIT_GREY * FIT_GREY * change.size:
-        return math.inf
-    gain, _, dx, dy, turn, scale = (back @ along).tolist()
-    if not 1.0 / LIGHT_GAIN <= 1.0 + gain <= LIGHT_GAIN:  # the tag's contrast faded or grew: lifted, covered
-        return math.inf
-    return max(math.hypot(dx - turn * y + scale * x, dy + turn * x + scale * y) for x, y in ref.corners)
+    return float(moved_all(grid, [ref])[0])
 
 
 def still(grid: np.ndarray, ref: Reference | None) -> bool:
     """True if the tag of `ref` stands where it was measured (within KEEP_PX, its tiles explained), from a later
     frame's `tile_grid`."""
     return ref is not None and moved_px(grid, ref) <= KEEP_PX
+
+
+def still_all(grid: np.ndarray, refs: Sequence[Reference | None]) -> list[bool]:
+    """`still` for each of `refs`, from one later frame's `tile_grid`."""
+    return (moved_all(grid, refs) <= KEEP_PX).tolist()

@@ -24,20 +24,23 @@ the frame changed (the light switched, the camera knocked) the frame gets a full
 fitted to a small motion since the frame it was measured in, moved by at most KEEP_PX and show nothing else
 (vision/stillness.py) keeps that measurement without a scan: it stands where it stood.
 
-Every COARSE_EVERY-th frame (by frame number) it also scans the whole frame at a coarse decimation (a ~320x180
-image): a tag with a black square of `DECIMATED_TAG_PX` coarse px or more (72 px at 1080p) placed anywhere gets
-a window within COARSE_EVERY frames, whether or not the picture changed round it.
-What neither finds (a tag that became readable with no change to the picture) the sweep finds: the frame is
-cut into at most `fine_every` cells (`sweep_cells`: the grid whose largest cell is smallest), each core
-grown on every side by half the outer box of the biggest tag the coarse scan may miss plus the context, and
-frame number k scans cell k mod n at the fine decimation. A tag's centre lies in one core, so its box lies in
-that cell's trusted part: a tag anywhere (at a cell's edge or the frame's corner) is found whole within
-`fine_every` frames. The first frame (and the first after `reset`, a change of frame size, or a gap of more
-than GAP_S between frames) is a full fine scan, as is every frame when `fine_every` is 1.
+Two backstop scans (`Sweep`) catch what neither finds. Every COARSE_EVERY-th frame (by frame number) scans the
+whole frame at a coarse decimation (a ~320x180 image): a tag with a black square of `DECIMATED_TAG_PX` coarse px
+or more (72 px at 1080p) placed anywhere is found whether or not the picture changed round it. And a sweep
+finds a tag that became readable with no change to the picture: the frame is cut into at most `fine_every`
+cells (`sweep_cells`: the grid whose largest cell is smallest), each core grown on every side by half the outer
+box of the biggest tag the coarse scan may miss plus the context, and frame number k scans cell k mod n at the
+fine decimation. A tag's centre lies in one core, so its box lies in that cell's trusted part. A tag a backstop
+scan found and the frame's windows did not is looked for in the next frame, in a window with room for a slide:
+a tag anywhere (at a cell's edge or the frame's corner) is read within `fine_every` + 1 frames, a big one within
+COARSE_EVERY + 1. The first frame (and the first after `reset`, a change of frame size, or a gap of more than
+GAP_S between frames) is a full fine scan, as is every frame when `fine_every` is 1.
 
-The coarse scan and the frame's cell depend on nothing but the frame and its number (`scan_ahead`), so the
-read-ahead does them on another core while the frames before are ruled (session/read_ahead.py,
-session/feed_ahead.py); `detect` takes them as `ahead`.
+The backstop scans depend on nothing but the frame and its number, and only the next frame needs them: so a
+frame waits for none. The live view's feed makes them on its worker once the frame has gone to the loop
+(session/feed_ahead.py), the replay's read-ahead with the frame (session/read_ahead.py); either way the next
+frame's `detect` finds them made, or makes them (`Sweep.run`), and the tags come out the same. The tiles that
+tell where the picture changed are made ahead too (`scan_ahead`); `detect` takes them as `ahead`.
 
 A tag seen last frame, not at the frame's edge, and not found in its window (slid further than the margin,
 lifted, covered) gets, in the same frame, a scan of a reach window round where it was (`REACH_SIDES` sides
@@ -59,6 +62,7 @@ from __future__ import annotations
 
 import copy
 import math
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -66,7 +70,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.stillness import Reference, reference, still, tile_grid
+from vision.stillness import Reference, reference, still_all, tile_grid
 from vision.tags import (
     DECIMATED_TAG_PX,
     MAX_DECIMATE,
@@ -251,16 +255,56 @@ def sweep_cells(width: int, height: int, count: int, reach_px: float, tile: int)
     return best[2]
 
 
+class Sweep:
+    """The backstop scans of one frame: the coarse scan of the whole frame (on the frames COARSE_EVERY divides)
+    and the fine scan of the sweep's cell for its number (`WindowedDetector.sweep_for`). Made once, by whichever
+    thread asks first (`run`): the feed's worker, once the frame has gone to the loop, or the loop at the next
+    frame. What it finds is looked for in the next frame's windows, so a frame waits for no backstop scan."""
+
+    def __init__(self, gray: np.ndarray, key: tuple[int, int, int, int, Window], context_px: float) -> None:
+        self.key = key
+        """(width, height, fine decimation, coarse decimation (0: none), cell) of the frame it scans."""
+        self._gray: np.ndarray | None = gray
+        self._context_px = context_px
+        self._lock = threading.Lock()
+        self._found: tuple[tuple[LibraryTag, ...], tuple[LibraryTag, ...]] | None = None
+
+    @property
+    def made(self) -> bool:
+        """The scans have been made (`run`)."""
+        return self._found is not None
+
+    @property
+    def scanned_px(self) -> int:
+        """Pixels its scans feed the library, each counted in its scan's decimated image."""
+        width, height, fine, coarse, cell = self.key
+        px = ((cell.x1 - cell.x0) // fine) * ((cell.y1 - cell.y0) // fine)
+        return px + ((width // coarse) * (height // coarse) if coarse else 0)
+
+    def run(self, detector: TagDetector | None = None) -> tuple[tuple[LibraryTag, ...], tuple[LibraryTag, ...]]:
+        """(the coarse scan's tags, without edge refinement; the cell's tags at the fine decimation, each lying in
+        its trusted part), scanned the first time it is asked for (with `detector`: the caller's own, or the
+        process-wide one) and kept; the frame's pixels are let go then."""
+        with self._lock:
+            if self._found is None:
+                gray = self._gray
+                assert gray is not None
+                width, height, fine, coarse, cell = self.key
+                wide = tuple(library_tags(gray, coarse, refine_edges=False, detector=detector)) if coarse else ()
+                roi = (cell.x0, cell.y0, cell.x1 - cell.x0, cell.y1 - cell.y0)
+                found = [f for f in library_tags(gray, fine, roi=roi, detector=detector)
+                         if trusted(cell, outer_box(f.corners_px), self._context_px, width, height)]
+                self._found = (wide, tuple(unique(found)))
+                self._gray = None
+            return self._found
+
+
 class AheadScan(NamedTuple):
-    """What can be scanned of a frame before the frames before it are done (`WindowedDetector.scan_ahead`)."""
+    """What can be made of a frame before the frames before it are done (`WindowedDetector.scan_ahead`)."""
 
     key: tuple[int, int, int, int, Window | None]
     """(width, height, fine decimation, coarse decimation (0: none this frame), cell) it was made for; (.., 0,
     None): a full scan."""
-    coarse: tuple[LibraryTag, ...]
-    """The whole frame's tags at the coarse decimation (no edge refinement)."""
-    fine: tuple[LibraryTag, ...]
-    """The cell's tags at the fine decimation, each lying in the cell's trusted part."""
     tiles: np.ndarray | None = None
     """The frame's `tile_means`, which tell where it changed from the last."""
     grid: np.ndarray | None = None
@@ -268,6 +312,8 @@ class AheadScan(NamedTuple):
     where they were measured."""
     full: tuple[TagObservation, ...] | None = None
     """A full scan's tags (`detect_tags` at the fine decimation), for a detector with fine_every 1."""
+    sweep: Sweep | None = None
+    """The frame's backstop scans, made now or later (`Sweep.run`); the next frame looks where they found tags."""
 
 
 def _same_tag(found: LibraryTag | TagObservation, tag: TagObservation) -> bool:
@@ -345,20 +391,24 @@ class WindowedDetector:
         self._t: float | None = None
         self._tiles: np.ndarray | None = None
         """The last frame's `tile_means` (None: the next frame gets a full scan)."""
+        self._behind: Sweep | None = None
+        """The last frame's backstop scans, looked at this frame (None: it had a full scan)."""
 
     def checkpoint(self) -> WindowedDetector:
-        """A copy of where this detector stands, without the last frame's tiles (pixels: a checkpoint stays
-        small); `prime` with that frame gives them back."""
-        tiles, self._tiles = self._tiles, None
+        """A copy of where this detector stands, without the last frame's tiles and backstop scans (pixels: a
+        checkpoint stays small); `prime` with that frame gives them back."""
+        tiles, behind, self._tiles, self._behind = self._tiles, self._behind, None, None
         try:
             return copy.deepcopy(self)
         finally:
-            self._tiles = tiles
+            self._tiles, self._behind = tiles, behind
 
-    def prime(self, gray: np.ndarray) -> None:
-        """Take `gray` as the last frame's picture (after carrying on from a `checkpoint` taken after it)."""
+    def prime(self, gray: np.ndarray, index: int) -> None:
+        """Take `gray`, frame `index`, as the last frame (after carrying on from a `checkpoint` taken after it)."""
         if self.changes and self._size is not None:
             self._tiles = self.tile_means(self.tile_grid(gray))
+        if self._size is not None and self.last_scan == "windows":
+            self._behind = self.sweep_for(gray, index)
 
     # ------------------------------------------------------------------------------------------ windows
     def window_round(self, corners_px: np.ndarray, width: int, height: int, still: bool = False) -> Window:
@@ -403,25 +453,27 @@ class WindowedDetector:
             self._cells_by_size[key] = cells
         return cells
 
+    def sweep_for(self, gray: np.ndarray, index: int) -> Sweep:
+        """Frame `index`'s backstop scans (`Sweep`), not made yet: its coarse scan if its number takes one, and its
+        sweep cell (`cells_for(...)[index % n]`)."""
+        height, width = gray.shape
+        cells = self.cells_for(width, height)
+        key = (width, height, self.decimate, self._coarse_for(width, height, int(index)), cells[int(index) % len(cells)])
+        return Sweep(gray, key, self.context_px)
+
     def scan_ahead(self, gray: np.ndarray, index: int, detector: TagDetector | None = None) -> AheadScan:
-        """The part of frame `index`'s scan that depends on nothing but the frame: for a sweep (fine_every > 1)
-        the coarse scan of the whole frame and the fine scan of the sweep's cell for this frame number
-        (`cells_for(...)[index % n]`); for fine_every 1 the full scan. Thread-safe: the read-ahead runs it on
-        other cores, each with a `detector` of its own; `detect` takes it as `ahead` or runs it itself."""
+        """The part of frame `index`'s work that depends on nothing but the frame: its tiles and, for a sweep
+        (fine_every > 1), its backstop scans, to be made (`Sweep.run`) now or later; for fine_every 1 the full
+        scan. Thread-safe: the read-ahead runs it on other cores, each with a `detector` of its own; `detect`
+        takes it as `ahead` or makes it itself."""
         check_gray(gray)
         height, width = gray.shape
         if self.fine_every == 1:
             full = detect_tags(gray, decimate=self.decimate, detector=detector)
-            return AheadScan((width, height, self.decimate, 0, None), (), (), full=full)
-        cells = self.cells_for(width, height)
-        cell = cells[int(index) % len(cells)]
-        d = self._coarse_for(width, height, int(index))
-        coarse = tuple(library_tags(gray, d, refine_edges=False, detector=detector)) if d else ()
-        roi = (cell.x0, cell.y0, cell.x1 - cell.x0, cell.y1 - cell.y0)
-        fine = [f for f in library_tags(gray, self.decimate, roi=roi, detector=detector)
-                if trusted(cell, outer_box(f.corners_px), self.context_px, width, height)]
+            return AheadScan((width, height, self.decimate, 0, None), full=full)
+        sweep = self.sweep_for(gray, index)
         grid = self.tile_grid(gray)
-        return AheadScan((width, height, self.decimate, d, cell), coarse, tuple(unique(fine)), self.tile_means(grid), grid)
+        return AheadScan(sweep.key, self.tile_means(grid), grid, sweep=sweep)
 
     def _coarse_for(self, width: int, height: int, index: int) -> int:
         """The coarse scan's decimation for frame `index` (0: this frame has none)."""
@@ -494,9 +546,10 @@ class WindowedDetector:
             index = self._next_cell
         cell = cells[int(index) % len(cells)]
         d = self._coarse_for(width, height, int(index))
-        if ahead is None or ahead.key != (width, height, self.decimate, d, cell) or ahead.grid is None:
+        if ahead is None or ahead.key != (width, height, self.decimate, d, cell) or ahead.grid is None \
+                or ahead.sweep is None:
             ahead = self.scan_ahead(gray, int(index))
-        assert ahead.tiles is not None and ahead.grid is not None
+        assert ahead.tiles is not None and ahead.grid is not None and ahead.sweep is not None
         grid = ahead.grid
         changed: list[Window] | None = []
         if self.changes:
@@ -504,26 +557,24 @@ class WindowedDetector:
             if changed is None:
                 return self._full(gray, ahead)
             self._tiles = ahead.tiles
-        self.scanned_px = ((cell.x1 - cell.x0) // self.decimate) * ((cell.y1 - cell.y0) // self.decimate)
+        behind, self._behind = self._behind, ahead.sweep
+        self.scanned_px = ahead.sweep.scanned_px  # this frame's backstop scans, made now or later
         # tags that stand where they were measured (vision/stillness.py) keep that measurement; the rest are
         # looked for in a tight window round where they were
-        kept = [i for i, ref in enumerate(self._refs) if still(grid, ref)]
+        kept = [i for i, is_still in enumerate(still_all(grid, self._refs)) if is_still]
         kept_tags = [self._last[i] for i in kept]
         kept_set = set(kept)
         look = [t for i, t in enumerate(self._last) if i not in kept_set]
         small = [self.window_round(t.corners_px, width, height, still=True) for t in look]
-        if d:
-            self.scanned_px += (width // d) * (height // d)
-            looked = [cell, *merge_windows(small)]
-            for found in ahead.coarse:
-                box = outer_box(found.corners_px)
-                if any(_same_tag(found, t) for t in kept_tags):
-                    continue
-                if not any(trusted(w, box, self.context_px, width, height) for w in looked):
-                    small.append(self.window_round(found.corners_px, width, height, still=True))
-        windows = [w for w in merge_windows(small + (changed or [])) if not cell.covers(w)]
-        found_tags = unique([*ahead.fine, *self._scan(gray, windows)])
-        scanned = [cell, *windows]
+        if behind is not None and behind.key[:3] == (width, height, self.decimate):
+            # what the last frame's backstop scans found that it did not know: a window with room for a slide
+            coarse, fine = behind.run()
+            for found in (*coarse, *fine):
+                if not any(_same_tag(found, t) for t in self._last):
+                    small.append(self.window_round(found.corners_px, width, height))
+        windows = merge_windows(small + (changed or []))
+        found_tags = self._scan(gray, windows)
+        scanned = list(windows)
         # Second look, with room for a slide, for the tags that moved out of their tight windows and for
         # those missing lately; then a reach window for each tag seen last frame still lost.
         here = {f.id for f in found_tags} | {t.id for t in kept_tags}
@@ -594,6 +645,7 @@ class WindowedDetector:
         self.cells = self.cells_for(width, height)
         self._next_cell = -1
         self.last_scan = "full"
+        self._behind = None  # the full scan found what any backstop would
         self.kept = ()
         self.windows = ()
         self.cell = None
