@@ -409,9 +409,11 @@ def _turning_session(directory: Path, seconds_per_frame: float = 0.1) -> Path:
     anchors = collect_anchors(((t.id, t.corners_px) for t in detect_tags(gray_frame(images[0]))), layout)
     cal = calibrate_table(anchors, layout, size, pose.camera)
     roster: dict[str, Any] = five_a_side()
-    for unit in roster["units"]:
+    for unit in roster["units"]:  # the two bases rendered here: bare, their 0.6" tags flat on the base top
         if unit["tag"] == 12:
-            unit.update(name="Ulf", base_mm=50, tag_offset_in=[0, 0.66])
+            unit.update(name="Ulf", base_mm=50, base_height_in=0.125, tag_offset_in=[0, 0.66], tag_in=0.6)
+        elif unit["tag"] == 20:
+            unit.update(base_height_in=0.125, tag_offset_in=[0, 0], tag_in=0.6)
     with Recorder(directory, source="turning bases", calibration=cal.to_json(), roster=roster, fsync=False) as rec:
         for k, image in enumerate(images):
             rec.write(image, k * seconds_per_frame)
