@@ -4,7 +4,7 @@
 as the loop takes a frame, a worker thread reads the next one (for a recorded camera: the JPEG the recording
 keeps, encoded and decoded, session/recording.py) and runs `prepare(frame, detector)` on it: the part of its
 work that the frame needs before its turn and that depends on nothing but the frame (`Pipeline.prepare`: grey
-image, the tiles that tell where the picture changed and which tags stand still). The loop then takes the frame
+image, its tiles, which tell where the picture changed and which tags stand still). The loop then takes the frame
 with `read()` and its prepared part from `prepared` (None when there was nothing to prepare it with, or it
 failed: the pipeline then does that work itself and meets the problem in its place). Once the frame is handed
 over, the worker runs `then(frame)` (the page's picture of it) and the prepared part's `backstop(detector)` (the
@@ -14,7 +14,8 @@ interpreter lock, on the second core while the loop rules the frame, and off its
 One frame is read ahead, never more: a camera's frame is at most one frame older than it would have been, and
 `read_at` says when it was read (the page's latency counts from there). An error from the feed comes out of the
 `read()` that would have returned its frame. `seek` (for a recording) and `close` wait for the frame being read,
-drop it and then seek or close the feed. `read(ahead=False)` takes the frame being read without reading another,
+drop it and then seek or close the feed (`close` also waits, up to WORKER_JOIN_S, for the worker to finish what
+it does after a frame; the worker releases its detector as it ends). `read(ahead=False)` takes the frame being read without reading another,
 so the loop can finish the frames already taken before it changes its pipeline.
 """
 
@@ -70,7 +71,8 @@ class FeedAhead:
         fut: Future[tuple[Any, Any, float]] = Future()
         if self._jobs is None:
             self._jobs = queue.SimpleQueue()
-            self._worker = threading.Thread(target=_work, args=(self._jobs,), name="feed ahead", daemon=True)
+            self._worker = threading.Thread(target=_work, args=(self._jobs, self._release), name="feed ahead",
+                                            daemon=True)
             self._worker.start()
         self._jobs.put((self._fetch, fut, self._after))
         return fut
@@ -89,6 +91,12 @@ class FeedAhead:
         if backstop is not None and self._detector is not None:
             with contextlib.suppress(Exception):
                 backstop(self._detector)
+
+    def _release(self) -> None:
+        """Release the worker's detector (on the worker, as it ends)."""
+        detector, self._detector = self._detector, None
+        if detector is not None:
+            detector.release()
 
     @property
     def pending(self) -> bool:
@@ -136,26 +144,27 @@ class FeedAhead:
                 self._jobs.put(None)
                 self._jobs = None
             if self._worker is not None:
-                self._worker.join(WORKER_JOIN_S)  # it may be scanning with its detector
-            if self._detector is not None and (self._worker is None or not self._worker.is_alive()):
-                self._detector.release()
-                self._detector = None
+                self._worker.join(WORKER_JOIN_S)  # it releases its detector as it ends
         finally:
             self.inner.close()
 
 
-def _work(jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any], After] | None]) -> None:
+def _work(jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any], After] | None],
+          release: Callable[[], None]) -> None:
     """A feed's worker: run each request, its result or error into its future, then `after` on what was handed
-    over, until a None request."""
-    while (job := jobs.get()) is not None:
-        fetch, fut, after = job
-        try:
-            got = fetch()
-        except BaseException as err:  # noqa: BLE001 - handed to the reader with its frame's place
-            fut.set_exception(err)
-            continue
-        fut.set_result(got)
-        after(got)
+    over, until a None request; then `release` (its detector: only this thread uses it)."""
+    try:
+        while (job := jobs.get()) is not None:
+            fetch, fut, after = job
+            try:
+                got = fetch()
+            except BaseException as err:  # noqa: BLE001 - handed to the reader with its frame's place
+                fut.set_exception(err)
+                continue
+            fut.set_result(got)
+            after(got)
+    finally:
+        release()
 
 
 class SeekableFeedAhead(FeedAhead):

@@ -560,7 +560,7 @@ class LiveLoop:
             shown = feed.read(ahead=False)
             prime = getattr(self._pipeline, "prime", None)
             if shown is not None and prime is not None:
-                prime(shown)
+                prime(shown, feed.prepared)
         else:
             start = max(0, target - WARMUP_FRAMES)
         feed.seek(start)

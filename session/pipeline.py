@@ -134,7 +134,7 @@ class Checkpoint:
 @dataclass(frozen=True)
 class Prepared:
     """A frame's work that depends on nothing but the frame, done before its turn (`Pipeline.prepare`, on another
-    core): its grey image, its tiles and its detector's backstop scans (made now, or later by `finish`)."""
+    core): its grey image, its tiles and its detector's backstop scans (made now, or later: `backstop`)."""
 
     index: int
     """The frame it was made from (`process` ignores it for any other)."""
@@ -444,9 +444,11 @@ class Pipeline:
         return [v.to_json() for v in result.verdicts]
 
     # ------------------------------------------------------------------------------------------ frame
-    def prime(self, frame: Any) -> None:
-        """Show the detector `frame` (the one a resumed checkpoint was taken after) as the last frame it saw."""
-        self.detector.prime(gray_of(frame), int(frame.index))
+    def prime(self, frame: Any, prepared: Prepared | None = None) -> None:
+        """Show the detector `frame` (the one a resumed checkpoint was taken after) as the last frame it saw;
+        `prepared`: that frame's `prepare`, whose backstop scans it then takes rather than making its own."""
+        ahead = prepared.ahead if prepared is not None and prepared.index == int(frame.index) else None
+        self.detector.prime(gray_of(frame), int(frame.index), ahead.sweep if ahead is not None else None)
 
     def prepare(self, frame: Any, detector: TagDetector | None = None, backstop: bool = True) -> Prepared:
         """The part of `frame`'s work that depends on nothing but the frame (its grey image, the detector's

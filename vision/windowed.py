@@ -48,12 +48,13 @@ of the smallest tag: a slide of ~2" in a frame) instead of a full scan of the wh
 spike whenever a hand covered a base. A tag missing from a frame keeps its wide window for `fine_every`
 frames more, so a base uncovered again (a hand moved away, a partly hidden tag read again) is found at once.
 
-Every tag returned comes from a fine-decimation detection, windowed, swept or full, with corners refitted
+Every tag returned comes from a fine-decimation detection, windowed or full, with corners refitted
 on the full frame (`vision.tags.observations`); a window or cell sees the same pixels and threshold tiles
 round a tag it trusts as the full frame does, so it finds the same tags, with corners within ~0.03 px of a
 full `detect_tags`'s (not to the last bit: pupil-apriltags fits quads in float32 relative to the scanned
 image's origin, ~3e-5 px apart, and its edge refinement can turn that into ~0.1 px before our refit brings
-it back). Detections use the process-wide detector of vision/tags.py (`scan_ahead`: the caller's).
+it back). Detections use the process-wide detector of vision/tags.py (a backstop's or a full `scan_ahead`'s:
+the caller's, when it gives one).
 `scanned_px` counts the (decimated) pixels a frame's scans fed the library: the deterministic measure of its
 work.
 """
@@ -368,9 +369,10 @@ class WindowedDetector:
         self.windows: tuple[Window, ...] = ()
         """The windows the last frame scanned at the fine decimation, after merging (empty after a full scan)."""
         self.cell: Window | None = None
-        """The sweep cell the last frame scanned (None after a full scan)."""
+        """The last frame's sweep cell (None after a full scan), scanned with its backstop scans, now or later."""
         self.scanned_px = 0
-        """Pixels the last frame's scans fed the library, each counted in its scan's decimated image."""
+        """Pixels the last frame's scans fed the library, each counted in its scan's decimated image (its backstop
+        scans counted whether they are made now or later)."""
         self.kept: tuple[int, ...] = ()
         """Ids of the tags the last frame kept as they were measured before (their picture had not changed)."""
         self.cells: tuple[Window, ...] = ()
@@ -403,12 +405,14 @@ class WindowedDetector:
         finally:
             self._tiles, self._behind = tiles, behind
 
-    def prime(self, gray: np.ndarray, index: int) -> None:
-        """Take `gray`, frame `index`, as the last frame (after carrying on from a `checkpoint` taken after it)."""
+    def prime(self, gray: np.ndarray, index: int | None = None, sweep: Sweep | None = None) -> None:
+        """Take `gray`, frame `index` (None: the frames seen since the last full scan), as the last frame (after
+        carrying on from a `checkpoint` taken after it); `sweep`: that frame's backstop scans, if made already."""
         if self.changes and self._size is not None:
             self._tiles = self.tile_means(self.tile_grid(gray))
         if self._size is not None and self.last_scan == "windows":
-            self._behind = self.sweep_for(gray, index)
+            behind = self.sweep_for(gray, self._next_cell if index is None else index)
+            self._behind = sweep if sweep is not None and sweep.key == behind.key else behind
 
     # ------------------------------------------------------------------------------------------ windows
     def window_round(self, corners_px: np.ndarray, width: int, height: int, still: bool = False) -> Window:
@@ -463,9 +467,9 @@ class WindowedDetector:
 
     def scan_ahead(self, gray: np.ndarray, index: int, detector: TagDetector | None = None) -> AheadScan:
         """The part of frame `index`'s work that depends on nothing but the frame: its tiles and, for a sweep
-        (fine_every > 1), its backstop scans, to be made (`Sweep.run`) now or later; for fine_every 1 the full
-        scan. Thread-safe: the read-ahead runs it on other cores, each with a `detector` of its own; `detect`
-        takes it as `ahead` or makes it itself."""
+        (fine_every > 1), its backstop scans, to be made (`Sweep.run`, with a detector of the caller's) now or
+        later; for fine_every 1 the full scan, made now with `detector`. Thread-safe: the read-ahead runs it on
+        other cores; `detect` takes it as `ahead` or makes it itself."""
         check_gray(gray)
         height, width = gray.shape
         if self.fine_every == 1:
