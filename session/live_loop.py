@@ -423,6 +423,9 @@ class LiveLoop:
                     delay = due - time.monotonic()
                     if delay > 0:
                         self._wait(min(delay, 2.0))
+                        # read ahead and ruled before its time, the frame is shown when it is due: its latency
+                        # counts from then (else a recording played at its pace shows a frame's wait as latency)
+                        started, captured_at = time.perf_counter(), time.time()
                     elif delay < -0.5:  # far behind (slow machine): do not try to catch up
                         anchor = None
                 if anchor is None or not self._playing:

@@ -169,6 +169,39 @@ def test_a_fault_on_one_frame_is_reported_and_the_next_frames_are_still_shown() 
     assert published[-1]["type"] == "status"  # the last frame went out before "ended", not after it
 
 
+class _TenASecond(DetectOnly):
+    """A recording's pipeline whose frame i is at i / 10 s (the bundled sample's pace), and takes no time."""
+
+    def process(self, frame: int, declared: Any = (), prepared: Any = None) -> _Result:  # type: ignore[override]
+        return _Result(frame, frame / 10.0, Frame(frame, frame / 10.0, _picture(frame)))
+
+
+def test_a_recording_played_at_its_pace_counts_latency_from_when_each_frame_is_due() -> None:
+    """A frame read ahead and ruled before its time waits to be shown when it is due (100 ms apart here): that wait
+    is not latency. What the page is told (each frame's captured_at, the status's latency_ms) counts from then."""
+    loop = LiveLoop(lambda: _Frames(8), _TenASecond, paced=True, at_end="pause", frames=8)
+    late: list[float] = []
+    publish = loop.broadcast.publish
+
+    def record(kind: str, text: str, jpeg: bytes | None = None) -> Any:
+        message = json.loads(text)
+        if message["type"] == "frame" and message["frame_index"] > 0:
+            late.append(time.time() - message["captured_at"])
+        return publish(kind, text, jpeg)
+
+    loop.broadcast.publish = record  # type: ignore[method-assign]
+    loop.start()
+    try:
+        deadline = time.monotonic() + 20
+        while loop.status().status != "ended" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert loop.status().status == "ended" and len(late) >= 5
+        assert sorted(late)[len(late) // 2] < 0.04, late  # ~0.1 s when the wait counted
+        assert loop.status().latency_ms < 40.0, loop.status()
+    finally:
+        loop.stop()
+
+
 def test_a_loop_made_but_never_started_holds_no_thread() -> None:
     """`tablesight serve` makes a Runtime (and so a LiveLoop) only to check its paths, and never stops it: a
     loop that was not started must not leave an encoder thread behind."""
