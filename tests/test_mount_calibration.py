@@ -395,25 +395,28 @@ def test_force_lets_the_roster_be_overwritten(bad: dict[str, Path], capsys: pyte
 
 
 def _turning_session(directory: Path, seconds_per_frame: float = 0.1) -> Path:
-    """A recorded session (its calibration and roster attached) of Ulf's base turned 8 deg a frame, 24 frames,
-    and tag 20 still beside it (the other eight units of the two Valknut armies are off the table)."""
+    """A recorded session (its calibration and roster attached) of Ulf's base turned 8 deg a frame, 24 frames, a
+    figure on it and its tag on the rim, and unit 20 still beside it, a figure on its base and its tag on a topper
+    (the other eight units of the two Valknut armies are off the table)."""
     from tests.webui_session import roster_json as five_a_side
     from vision.recorder import Recorder
 
     size = (960, 720)
     pose = camera_framing_board(BOARD, 34.0, 12.0, 0.0, size)
     images = [render_scene(Scene.at(pose, BOARD, bases=(
-        BasePlacement(12, *RIM_AT, yaw_deg=10.0 + 8.0 * k, base_mm=50, tag_in=0.6, tag_offset_in=RIM_TRUE),
-        BasePlacement(20, *STILL_AT, yaw_deg=45.0, tag_in=0.6)), supersample=2), k).image for k in range(24)]
+        BasePlacement(12, *RIM_AT, yaw_deg=10.0 + 8.0 * k, base_mm=50, tag_in=0.6, tag_offset_in=RIM_TRUE,
+                      figure=Figure()),
+        BasePlacement(20, *STILL_AT, yaw_deg=45.0, tag_in=0.6, figure=Figure(colour=(150.0, 60.0, 40.0)),
+                      topper=Topper(TOPPER_Z))), supersample=4), k).image for k in range(24)]
     layout = default_layout(*BOARD)
     anchors = collect_anchors(((t.id, t.corners_px) for t in detect_tags(gray_frame(images[0]))), layout)
     cal = calibrate_table(anchors, layout, size, pose.camera)
     roster: dict[str, Any] = five_a_side()
-    for unit in roster["units"]:  # the two bases rendered here: bare, their 0.6" tags flat on the base top
+    for unit in roster["units"]:  # the two bases rendered here: a 0.6" tag on Ulf's rim, on unit 20's topper
         if unit["tag"] == 12:
-            unit.update(name="Ulf", base_mm=50, base_height_in=0.125, tag_offset_in=[0, 0.66], tag_in=0.6)
+            unit.update(name="Ulf", base_mm=50, base_height_in=BASE_TOP, tag_offset_in=[0, 0.66], tag_in=0.6)
         elif unit["tag"] == 20:
-            unit.update(base_height_in=0.125, tag_offset_in=[0, 0], tag_in=0.6)
+            unit.update(base_mm=32, base_height_in=TOPPER_Z, tag_offset_in=[0, 0], tag_in=0.6)
     with Recorder(directory, source="turning bases", calibration=cal.to_json(), roster=roster, fsync=False) as rec:
         for k, image in enumerate(images):
             rec.write(image, k * seconds_per_frame)
