@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -142,10 +143,19 @@ def test_served_video_is_recorded_and_replays_to_the_same_moves(table: dict[str,
         assert [f.index for f in store.frames()] == list(range(frames))
 
 
-def test_a_setup_change_closes_the_recording_and_starts_another(table: dict[str, Path], tmp_path: Path) -> None:
-    runtime = Runtime(_settings(table, tmp_path, "whole"))
+@contextlib.contextmanager
+def _running(settings: Settings) -> Iterator[Runtime]:
+    """The server's runtime (live loop, recorder) started with `settings`, stopped on the way out."""
+    runtime = Runtime(settings)
     runtime.start()
     try:
+        yield runtime
+    finally:
+        runtime.stop()
+
+
+def test_a_setup_change_closes_the_recording_and_starts_another(table: dict[str, Path], tmp_path: Path) -> None:
+    with _running(_settings(table, tmp_path, "whole")) as runtime:
         loop = runtime.live
         _wait(lambda: loop.status().frame_index >= 3, 20, "no frames")
         first = loop.status().recording
@@ -155,8 +165,6 @@ def test_a_setup_change_closes_the_recording_and_starts_another(table: dict[str,
         assert "terrain changed" in note and str(first) in note and str(loop.status().recording) in note, note
         _wait(lambda: loop.status().status == "ended", 30, "the video did not end")
         second = loop.status().recording
-    finally:
-        runtime.stop()
     assert runtime.recording is not None and runtime.recording.recorded == [first, second]
     a, b = (tmp_path / "sessions" / str(n) for n in (first, second))
     assert len(read_index(a)) + len(read_index(b)) == 24
@@ -174,20 +182,14 @@ def test_a_setup_change_closes_the_recording_and_starts_another(table: dict[str,
 
 
 def test_no_record_and_replays_record_nothing(table: dict[str, Path], tmp_path: Path) -> None:
-    runtime = Runtime(_settings(table, tmp_path, "whole", record=False))
-    runtime.start()
-    try:
+    with _running(_settings(table, tmp_path, "whole", record=False)) as runtime:
         assert runtime.live.wait_for_frame(20)
         assert runtime.live.status().recording is None
-    finally:
-        runtime.stop()
     assert not (tmp_path / "sessions").exists()
 
 
 def test_truncated_video_keeps_every_frame_it_gave(table: dict[str, Path], tmp_path: Path) -> None:
-    runtime = Runtime(_settings(table, tmp_path, "cut"))
-    runtime.start()
-    try:
+    with _running(_settings(table, tmp_path, "cut")) as runtime:
         loop = runtime.live
         _wait(lambda: loop.status().status == "ended", 30, "the cut video did not end")
         name, shown = loop.status().recording, loop.status().frame_index
@@ -195,8 +197,6 @@ def test_truncated_video_keeps_every_frame_it_gave(table: dict[str, Path], tmp_p
         assert 5 < shown + 1 < 24  # the cut lost the end of the video, not the start
         assert len(read_index(folder)) == shown + 1 and not read_manifest(folder).closed
         assert _replay(folder)[-1]["frames"] == shown + 1  # replays as it is, before the server stops
-    finally:
-        runtime.stop()
     assert read_manifest(folder).closed
 
 
@@ -276,9 +276,7 @@ def test_camera_unplugged_keeps_its_recording_and_a_new_one_starts_when_it_is_ba
     (5 s) the page says "lost"; everything it gave is recorded; when it is back, a new recording starts."""
     stream = shutil.copy(table["whole"], tmp_path / "cam.avi")
     settings = _settings(table, tmp_path, "whole").model_copy(update={"source_kind": "camera", "source": str(stream)})
-    runtime = Runtime(settings)
-    runtime.start()
-    try:
+    with _running(settings) as runtime:
         loop = runtime.live
         _wait(lambda: loop.status().frame_index >= 30, 30, "the camera gave no frames")
         first = loop.status().recording
@@ -290,8 +288,6 @@ def test_camera_unplugged_keeps_its_recording_and_a_new_one_starts_when_it_is_ba
         os.rename(tmp_path / "unplugged.avi", stream)
         _wait(lambda: loop.status().recording not in (None, first), 30, "no new recording after the camera came back")
         assert "reopened" in loop.status().recording_note
-    finally:
-        runtime.stop()
     assert read_manifest(folder).closed and read_manifest(folder).frames == shown + 1
     assert _replay(folder)[-1]["frames"] == shown + 1
 
@@ -299,14 +295,10 @@ def test_camera_unplugged_keeps_its_recording_and_a_new_one_starts_when_it_is_ba
 def test_a_server_stopped_mid_game_has_ruled_every_frame_it_recorded(table: dict[str, Path], tmp_path: Path) -> None:
     """The server stops while the camera plays: the frame read ahead is already in the recording, so it is ruled
     before the loop ends; its replay rules the same frames as the live server did, to the same verdicts."""
-    runtime = Runtime(_settings(table, tmp_path, "long"))
-    runtime.start()
-    try:
+    with _running(_settings(table, tmp_path, "long")) as runtime:
         loop = runtime.live
         _wait(lambda: loop.status().frame_index >= 12, 30, "no frames")
         name = loop.status().recording
-    finally:
-        runtime.stop()
     folder = tmp_path / "sessions" / str(name)
     assert read_manifest(folder).closed
     recorded = len(read_index(folder))
