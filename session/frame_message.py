@@ -328,7 +328,8 @@ def build_frame_message(
     colours = owner_colours(roster)
     units = unit_list(result.fixes, roster, colours)
     overlays = [round_overlay(o) for o in result.overlays]
-    overlays += move_trail_overlays(m for m in moves if not _game_draws_trail(overlays, m.get("tag")))
+    trailed = _units_with_trails(overlays)
+    overlays += move_trail_overlays(m for m in moves if m.get("tag") not in trailed)
     tags = result.tags
     cal = result.calibration
     anchors = _anchor_ids(cal)
@@ -414,8 +415,9 @@ def focus_message(
     return out
 
 
-def _game_draws_trail(overlays: Sequence[Mapping[str, Any]], tag: Any) -> bool:
-    return any(o.get("style") == "move-trail" and o.get("unit") == tag for o in overlays)
+def _units_with_trails(overlays: Sequence[Mapping[str, Any]]) -> set[Any]:
+    """The units whose move trail the game draws itself (so Tablesight does not draw a second)."""
+    return {o.get("unit") for o in overlays if o.get("style") == "move-trail"}
 
 
 def _anchor_ids(cal: TableCalibration | None) -> set[int]:

@@ -106,8 +106,21 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   loadTerrain();
   if (eventsPath) unitsNoted.then(() => api(eventsPath)).then((r) => addEvents(r.events || [])).catch(() => {});
 
+  // A frame's new events wait for the panel's next rewrite (PANEL_EVERY_MS): each change to the list costs the page
+  // a layout, and with many bases on the table a game has something to say most frames.
   const seen = new Set();
-  function addEvents(list) {
+  let eventsWaiting = [], eventsShownAt = -Infinity, eventsTimer = null;
+  function addEvents(list, at = "now") {
+    if (at === "panel") {
+      eventsWaiting.push(...list);
+      if (eventsTimer === null) {
+        eventsTimer = setTimeout(() => addEvents([]), Math.max(0, eventsShownAt + PANEL_EVERY_MS - performance.now()));
+      }
+      return;
+    }
+    if (eventsTimer !== null) { clearTimeout(eventsTimer); eventsTimer = null; }
+    if (eventsWaiting.length) { list = [...eventsWaiting, ...list]; eventsWaiting = []; }
+    eventsShownAt = performance.now();
     for (const e of list) {
       const key = `${e.frame}|${e.type}|${e.tag}|${e.rule}|${e.unit}` + (e.event === "declared" ? `|${e.message}` : "");
       if (seen.has(key)) continue;
@@ -192,9 +205,9 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
         setText("board-size", msg.board && msg.board.w ? `${msg.board.w}" × ${msg.board.d}"` : "(not calibrated)");
         setText("status-line", (msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only") + (msg.pipeline_status ? ` — ${msg.pipeline_status}` : ""));
       }
-      if (msg.events && msg.events.length) addEvents(msg.events);
+      if (msg.events && msg.events.length) addEvents(msg.events, "panel");
       const bad = (msg.verdicts || []).filter((v) => v.outcome === "illegal" || v.outcome === "too close to call" || v.event === "declared");
-      if (bad.length) addEvents(bad.map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })));
+      if (bad.length) addEvents(bad.map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })), "panel");
       if (!["lost", "error"].includes(st.status)) banner("");
       if (onFrame) onFrame(msg);
     },
