@@ -19,10 +19,11 @@ clock right after the overlays were drawn (`window.tablesightDrawn`, see static/
 is compared with this process's clock (offset from the quickest of a few round trips) and the difference
 is the end-to-end latency: pipeline, JPEG, WebSocket, picture decode and drawing. Measured with the page
 alone, then with `watchers` fast watchers beside it. Free-running, a frame is taken as soon as the one before is
-ruled, so these rows are the pipeline flat out. The last row is what a camera user sees: a fresh server watches
-the same recording served as a 30 fps network camera (`camera_stream`: an MJPEG stream over HTTP, each frame sent
-when it is due), records it as a camera is recorded, and the latency counts from when each frame came from the
-camera. Times are wall clock; fps over each whole window.
+ruled, so these rows are the pipeline flat out. The last rows are what a camera user sees: a fresh server, once a
+round, watches the same recording served as a 30 fps network camera (`camera_stream`: an MJPEG stream over HTTP,
+each frame sent when it is due), records it as a camera is recorded, and the latency counts from when each frame
+came from the camera; `camera_summary` gives their median and range. Times are wall clock; fps over each whole
+window.
 """
 
 from __future__ import annotations
@@ -506,9 +507,23 @@ def run_web_bench(
             out["latency_error"] = _with_browser(chromium, lambda browser: out["latency"].extend(
                 _latency_window(browser, url, live, ws_url, n, lat_s) for n in (0, watchers)))
     if latency and camera and out["latency_error"] is None:  # the server above has stopped: the camera's alone
-        out["latency_error"] = _with_browser(chromium, lambda browser: out["latency"].append(
-            _camera_window(browser, path, lat_s)))
+        out["latency_error"] = _with_browser(chromium, lambda browser: out["latency"].extend(
+            {**_camera_window(browser, path, lat_s), "round": k + 1} for k in range(rounds)))
+        out["camera"] = camera_summary(out["latency"])
     out["load_avg_after"] = list(os.getloadavg())
+    return out
+
+
+def camera_summary(latency: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The camera rows over rounds (a fresh server each): median and range of p50 and p95 ms and of drawn fps.
+    One 15 s window on a shared 2-core machine can be a half off the next; the median of several is the figure."""
+    rows = [x for x in latency if x["name"].startswith("camera") and x["p95_ms"] is not None]
+    if not rows:
+        return None
+    out: dict[str, Any] = {"rounds": len(rows)}
+    for key in ("p50_ms", "p95_ms", "drawn_fps"):
+        values = [float(x[key]) for x in rows]
+        out[key] = {"median": float(np.median(values)), "min": min(values), "max": max(values)}
     return out
 
 
@@ -598,10 +613,18 @@ def format_web_bench(r: dict[str, Any]) -> str:
                   f"{'':<26} {'frames drawn':>12} {'drawn fps':>9} {'pipeline fps':>12} {'p50 ms':>7} "
                   f"{'p95 ms':>7} {'max ms':>7} {'pipeline p50 ms':>15}"]
         for lat in r["latency"]:
-            lines.append(f"{lat['name']:<26} {lat['frames_drawn']:>12} {lat['drawn_fps']:>9.1f} "
+            name = f"{lat['name']}, round {lat['round']}" if "round" in lat else lat["name"]
+            lines.append(f"{name:<26} {lat['frames_drawn']:>12} {lat['drawn_fps']:>9.1f} "
                          f"{lat['pipeline_fps']:>12.1f} {_f(lat['p50_ms'], '{:.0f}'):>7} "
                          f"{_f(lat['p95_ms'], '{:.0f}'):>7} {_f(lat['max_ms'], '{:.0f}'):>7} "
                          f"{_f(lat['pipeline_p50_ms'], '{:.0f}'):>15}")
+    cam = r.get("camera")
+    if cam:
+        lines.append(f"Camera over {cam['rounds']} round{'s' if cam['rounds'] > 1 else ''} (median, min-max): "
+                     f"p50 {cam['p50_ms']['median']:.0f} ms ({cam['p50_ms']['min']:.0f}-{cam['p50_ms']['max']:.0f}), "
+                     f"p95 {cam['p95_ms']['median']:.0f} ms ({cam['p95_ms']['min']:.0f}-{cam['p95_ms']['max']:.0f}), "
+                     f"{cam['drawn_fps']['median']:.1f} frames drawn a second; target p95 <= 50 ms: "
+                     f"{'met' if cam['p95_ms']['median'] <= 50 else 'NOT met'}.")
     return "\n".join(lines)
 
 

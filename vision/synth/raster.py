@@ -77,8 +77,11 @@ class Canvas:
         s = float(self.supersample)
         return np.array([[s, 0, s * (0.5 - x0) - 0.5], [0, s, s * (0.5 - y0) - 0.5], [0, 0, 1]])
 
-    def _plane_depth(self, pts_in: np.ndarray, roi: tuple[int, int, int, int]) -> np.ndarray:
-        """Depth (camera z, inches) of the plane through `pts_in` at each pixel of `roi`."""
+    def _plane_depth(self, pts_in: np.ndarray, roi: tuple[int, int, int, int], within: bool = False) -> np.ndarray:
+        """Depth (camera z, inches) of the plane through `pts_in` at each pixel of `roi`; `within`: no nearer or
+        farther than the points themselves (a face's own depths). A face seen nearly edge-on covers part of a pixel
+        whose centre lies off the face, where its plane can be far nearer than the face is: it would show through
+        what stands in front of it (a topper's pin through its card)."""
         cam = self.to_camera(pts_in)
         n = np.cross(cam[1] - cam[0], cam[2] - cam[0])
         if np.linalg.norm(n) < 1e-12:
@@ -94,6 +97,9 @@ class Canvas:
         with np.errstate(divide="ignore", invalid="ignore"):
             depth = d / denom
         depth[~np.isfinite(depth) | (depth <= 0)] = np.inf
+        if within:
+            finite = np.isfinite(depth)
+            depth[finite] = np.clip(depth[finite], cam[:, 2].min(), cam[:, 2].max())
         return depth.astype(np.float32)
 
     def _blend(
@@ -124,12 +130,13 @@ class Canvas:
         """A solid planar polygon (N, 3 table inches)."""
         if not self.visible(pts_in):
             return
-        self.draw_outline(self.project(pts_in), pts_in, bgr, face)
+        self.draw_outline(self.project(pts_in), pts_in, bgr, face, within=True)
 
     def draw_outline(
-        self, px: np.ndarray, plane_in: np.ndarray, bgr: tuple[float, float, float], face: int
+        self, px: np.ndarray, plane_in: np.ndarray, bgr: tuple[float, float, float], face: int, within: bool = False
     ) -> None:
-        """A solid polygon given in canvas pixels (N, 2), its depth taken from the plane through `plane_in`.
+        """A solid polygon given in canvas pixels (N, 2), its depth taken from the plane through `plane_in` (`within`:
+        no nearer or farther than those points, when they are the face's own corners).
 
         For silhouettes of curved things (a base's side) whose exact depth does not matter.
         """
@@ -147,7 +154,7 @@ class Canvas:
         alpha = cv2.resize(mask, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
         colour = np.empty((y1 - y0, x1 - x0, 3), np.float32)
         colour[:] = np.asarray(bgr, np.float32)
-        self._blend(roi, colour, alpha, self._plane_depth(plane_in, roi), face)
+        self._blend(roi, colour, alpha, self._plane_depth(plane_in, roi, within), face)
 
     def draw_texture(self, quad_in: np.ndarray, texture: np.ndarray, face: int) -> None:
         """A texture (H, W, 3 float32 or uint8) stretched over a planar quad (4, 3 table inches).
@@ -177,7 +184,7 @@ class Canvas:
         cover = cv2.warpPerspective(ones, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         colour = cv2.resize(warped, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
         alpha = cv2.resize(cover, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
-        self._blend(roi, colour, alpha, self._plane_depth(quad_in, roi), face)
+        self._blend(roi, colour, alpha, self._plane_depth(quad_in, roi, within=True), face)
 
     def draw_background(
         self, quad_in: np.ndarray, texture: np.ndarray, outside_bgr: tuple[float, float, float]
