@@ -41,9 +41,26 @@ function label(ctx, text, at, colour, px, priority = 1) {
   drawLabel(ctx, text, at, colour, px);
 }
 
+// A word's width in a font, measured once: the same names and lengths are drawn every frame, and measuring is
+// a good part of a frame's drawing.
+const WIDTHS = new Map();
+const WIDTHS_KEPT = 2000;
+function textWidth(ctx, font, text) {
+  const key = `${font}|${text}`;
+  let w = WIDTHS.get(key);
+  if (w === undefined) {
+    ctx.font = font;
+    w = ctx.measureText(text).width;
+    if (WIDTHS.size >= WIDTHS_KEPT) WIDTHS.clear();
+    WIDTHS.set(key, w);
+  }
+  return w;
+}
+
 function drawLabel(ctx, text, at, colour, px) {
-  ctx.font = `600 ${px}px system-ui, sans-serif`;
-  const w = ctx.measureText(text).width;
+  const font = `600 ${px}px system-ui, sans-serif`;
+  const w = textWidth(ctx, font, text);
+  ctx.font = font;
   ctx.fillStyle = "rgba(0,0,0,0.65)";
   ctx.fillRect(at[0] - w / 2 - 4, at[1] - px - 2, w + 8, px + 6);
   ctx.fillStyle = colour || "#fff";
@@ -66,8 +83,8 @@ function placeLabels(ctx) {
   for (const l of pending) {
     if (said.some((p) => p.text === l.text && Math.hypot(p.at[0] - l.at[0], p.at[1] - l.at[1]) < 60)) continue;  // said once
     said.push(l);
-    ctx.font = `${l.badge ? 700 : 600} ${l.px}px system-ui, sans-serif`;
-    const w = ctx.measureText(l.text).width + (l.badge ? 16 : 8), h = l.px + (l.badge ? 8 : 6);
+    const w = textWidth(ctx, `${l.badge ? 700 : 600} ${l.px}px system-ui, sans-serif`, l.text) + (l.badge ? 16 : 8);
+    const h = l.px + (l.badge ? 8 : 6);
     const top = l.badge ? h / 2 : l.px + 2;  // from the anchor point up to the box's top edge
     let spot = null;
     for (const step of [0, -1, 1, -2, 2, -3]) {
@@ -98,8 +115,9 @@ function badge(ctx, text, at, colour, px) {
 }
 
 function drawBadge(ctx, text, at, colour, px) {
-  ctx.font = `700 ${px}px system-ui, sans-serif`;
-  const w = ctx.measureText(text).width;
+  const font = `700 ${px}px system-ui, sans-serif`;
+  const w = textWidth(ctx, font, text);
+  ctx.font = font;
   ctx.fillStyle = colour;
   const h = px + 8;
   ctx.beginPath();
