@@ -141,6 +141,26 @@ def test_the_board_is_drawn_again_only_when_what_it_shows_changed(server: tuple[
     assert not (before[0] > before[1] + 40 and before[0] > before[2] + 40), before
 
 
+def test_the_events_list_changes_a_few_times_a_second_as_plain_lines(server: tuple[str, Any], page: Any) -> None:
+    """A frame's new events wait for the panel's next rewrite (250 ms): the list changes at most ~4 times a
+    second, and its items are plain blocks, not numbered list items that every new event would renumber (with
+    many bases the game has something to say most frames, and each change cost the page a layout)."""
+    url, _app = server
+    page.add_init_script("""document.addEventListener('DOMContentLoaded', () => { window.__changes = [];
+        new MutationObserver(() => window.__changes.push(performance.now()))
+          .observe(document.getElementById('events'), { childList: true }); });""")
+    page.goto(url + "/")
+    page.wait_for_selector("#events li.move", timeout=30000)  # unit 12's move, at frame 8 of each pass
+    changes, now = page.evaluate("[window.__changes, performance.now()]")
+    # the list as the page asked for it at load, then at most one change each 250 ms (a timer's slack aside)
+    assert 1 <= len(changes) <= 2 + now / 250.0, (changes, now)
+    paced = [b - a for a, b in zip(changes[1:], changes[2:])]
+    assert min(paced, default=1000.0) >= 200.0, changes
+    li = page.locator("#events li.move").first
+    assert li.evaluate("(el) => getComputedStyle(el).display") == "block"
+    assert (li.text_content() or "").startswith("#")  # each line says its frame itself
+
+
 def test_selecting_a_unit_shows_its_rings_and_a_target_gives_range(server: tuple[str, Any], page: Any) -> None:
     url, _app = server
     page.goto(url + "/")
