@@ -507,17 +507,19 @@ def run_web_bench(
             out["latency_error"] = _with_browser(chromium, lambda browser: out["latency"].extend(
                 _latency_window(browser, url, live, ws_url, n, lat_s) for n in (0, watchers)))
     if latency and camera and out["latency_error"] is None:  # the server above has stopped: the camera's alone
-        out["latency_error"] = _with_browser(chromium, lambda browser: out["latency"].extend(
+        cameras: list[dict[str, Any]] = []
+        out["latency_error"] = _with_browser(chromium, lambda browser: cameras.extend(
             {**_camera_window(browser, path, lat_s), "round": k + 1} for k in range(rounds)))
-        out["camera"] = camera_summary(out["latency"])
+        out["latency"] += cameras
+        out["camera"] = camera_summary(cameras)
     out["load_avg_after"] = list(os.getloadavg())
     return out
 
 
-def camera_summary(latency: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def camera_summary(cameras: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The camera rows over rounds (a fresh server each): median and range of p50 and p95 ms and of drawn fps.
     One 15 s window on a shared 2-core machine can be a half off the next; the median of several is the figure."""
-    rows = [x for x in latency if x["name"].startswith("camera") and x["p95_ms"] is not None]
+    rows = [x for x in cameras if x["p95_ms"] is not None]
     if not rows:
         return None
     out: dict[str, Any] = {"rounds": len(rows)}

@@ -110,14 +110,13 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   // a layout, and with many bases on the table a game has something to say most frames.
   const seen = new Set();
   let eventsWaiting = [], eventsShownAt = -Infinity, eventsTimer = null;
-  function addEvents(list, at = "now") {
-    if (at === "panel") {
-      eventsWaiting.push(...list);
-      if (eventsTimer === null) {
-        eventsTimer = setTimeout(() => addEvents([]), Math.max(0, eventsShownAt + PANEL_EVERY_MS - performance.now()));
-      }
-      return;
+  function queueEvents(list) {
+    eventsWaiting.push(...list);
+    if (eventsTimer === null) {
+      eventsTimer = setTimeout(() => addEvents([]), Math.max(0, eventsShownAt + PANEL_EVERY_MS - performance.now()));
     }
+  }
+  function addEvents(list) {
     if (eventsTimer !== null) { clearTimeout(eventsTimer); eventsTimer = null; }
     if (eventsWaiting.length) { list = [...eventsWaiting, ...list]; eventsWaiting = []; }
     eventsShownAt = performance.now();
@@ -205,9 +204,9 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
         setText("board-size", msg.board && msg.board.w ? `${msg.board.w}" × ${msg.board.d}"` : "(not calibrated)");
         setText("status-line", (msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only") + (msg.pipeline_status ? ` — ${msg.pipeline_status}` : ""));
       }
-      if (msg.events && msg.events.length) addEvents(msg.events, "panel");
+      if (msg.events && msg.events.length) queueEvents(msg.events);
       const bad = (msg.verdicts || []).filter((v) => v.outcome === "illegal" || v.outcome === "too close to call" || v.event === "declared");
-      if (bad.length) addEvents(bad.map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })), "panel");
+      if (bad.length) queueEvents(bad.map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })));
       if (!["lost", "error"].includes(st.status)) banner("");
       if (onFrame) onFrame(msg);
     },
