@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One entry point for people and CI.
-#   ./go serve [ARGS...]   set up .venv, then `tablesight serve` (no ARGS: the bundled sample session)
-#   ./go test  [PYTEST ARGS...]   set up .venv and Debian's chromium, then the tests (ruff and mypy run inside them)
+#   ./go serve [ARGS...]   set up .venv (and Debian's libturbojpeg0 where no password is asked), then
+#                          `tablesight serve` (no ARGS: the bundled sample session)
+#   ./go test  [PYTEST ARGS...]   set up .venv and Debian's chromium and libturbojpeg0, then the tests (ruff and
+#                                 mypy run inside them)
 #   ./go setup             only set up .venv
 #   ./go lock              renew requirements.lock and requirements-test.lock (the exact versions setup installs)
 set -euo pipefail
@@ -31,14 +33,36 @@ setup() {
     fi
 }
 
-browser() {
-    # End-to-end tests drive Debian's Chromium; nothing is downloaded by the test tools themselves.
-    if ! command -v chromium >/dev/null 2>&1; then
-        if [ "$(id -u)" = 0 ]; then
-            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-        else
-            sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-        fi
+apt_install() {
+    # Debian's packages, as root or through sudo
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+    else
+        sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+    fi
+}
+
+has_turbojpeg() {
+    "$PY" -c "import ctypes.util, sys; sys.exit(0 if ctypes.util.find_library('turbojpeg') else 1)"
+}
+
+debian_for_tests() {
+    # End-to-end tests drive Debian's Chromium; nothing is downloaded by the test tools themselves. The tests
+    # check the one JPEG decode of a camera frame, through Debian's libturbojpeg0.
+    local missing=()
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    has_turbojpeg || missing+=(libturbojpeg0)
+    if [ ${#missing[@]} -gt 0 ]; then
+        apt_install "${missing[@]}"
+    fi
+}
+
+debian_for_serve() {
+    # A camera's JPEG is decoded once with Debian's libturbojpeg0, twice by OpenCV without it: installed when
+    # that needs no password, else serve goes on without it
+    if ! has_turbojpeg && { [ "$(id -u)" = 0 ] || sudo -n true 2>/dev/null; }; then
+        echo "Installing Debian's libturbojpeg0 (a camera's frames decoded once)..." >&2
+        apt_install libturbojpeg0 || echo "libturbojpeg0 could not be installed; going on without it." >&2
     fi
 }
 
@@ -65,10 +89,10 @@ shift || true
 case "$cmd" in
     setup) setup run ;;
     lock) lock ;;
-    serve) setup run; exec .venv/bin/tablesight serve "$@" ;;
+    serve) setup run; debian_for_serve; exec .venv/bin/tablesight serve "$@" ;;
     test)
         setup test
-        browser
+        debian_for_tests
         exec .venv/bin/python -m pytest -n 2 "$@"
         ;;
     *) echo "usage: ./go serve|test|setup|lock" >&2; exit 2 ;;

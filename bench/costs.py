@@ -154,7 +154,26 @@ def frame_cost_rows(label: str, image: np.ndarray, repeats: int) -> list[CostRow
             f"{label} cv2.imdecode",
             _time(lambda: cv2.imdecode(buf, cv2.IMREAD_COLOR), repeats),
         ),
+        *camera_decode_rows(label, buf.tobytes(), repeats),
     ]
+
+
+def camera_decode_rows(label: str, jpeg: bytes, repeats: int) -> list[CostRow]:
+    """A camera's JPEG made a frame and pictured at half size for the page: its grey and picture decoded apart by
+    OpenCV, and in one decode (vision/jpeg_planes.py, when libturbojpeg0 is installed)."""
+    from vision import jpeg_planes
+    from vision.sources import Frame
+
+    def made(colour: bool) -> None:
+        frame = Frame.of_jpeg(0, 0.0, jpeg, "the bench's frame", colour=colour)
+        frame.picture(-(-frame.size[0] // 2))
+
+    rows = [CostRow("camera frame", f"{label} grey + half-size picture, decoded twice (OpenCV)",
+                    _time(lambda: made(False), repeats))]
+    if jpeg_planes.available():
+        rows.append(CostRow("camera frame", f"{label} grey + half-size picture, decoded once (TurboJPEG)",
+                            _time(lambda: made(True), repeats)))
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------- the bench

@@ -18,12 +18,18 @@ from vision.sources import FolderSource, Frame, FrameSource, frame_of_file
 
 
 class RecordingFeed:
-    """A recorded session (manifest + frames.jsonl) or a folder of frames, readable in order and seekable."""
+    """A recorded session (manifest + frames.jsonl) or a folder of frames, readable in order and seekable.
 
-    def __init__(self, files: tuple[Path, ...], times: tuple[float, ...], indices: tuple[int, ...], name: str) -> None:
+    colour: its JPEG frames keep the colour planes of the decode that gives their grey (`Frame.of_jpeg`): a feed
+    a page watches, pictured at every frame, decodes each JPEG once. The grey, and so every verdict, is the same.
+    """
+
+    def __init__(self, files: tuple[Path, ...], times: tuple[float, ...], indices: tuple[int, ...], name: str,
+                 colour: bool = False) -> None:
         if not files:
             raise SessionError(f"{name} holds no frames; record a session first or choose another one.")
         self.files, self.times, self.indices, self.name = files, times, indices, name
+        self.colour = colour
         self._pos = 0
 
     @classmethod
@@ -44,11 +50,11 @@ class RecordingFeed:
         return cls(src.files, tuple(i / src.fps for i in range(n)), tuple(range(n)), f"Frame folder {folder.name}")
 
     @classmethod
-    def open(cls, path: Path) -> RecordingFeed:
-        """A session directory (with a manifest) or else a folder of frames."""
-        if (path / "manifest.json").is_file():
-            return cls.of_session(open_session(path))
-        return cls.of_folder(path)
+    def open(cls, path: Path, colour: bool = False) -> RecordingFeed:
+        """A session directory (with a manifest) or else a folder of frames; colour: for a page (see the class)."""
+        feed = cls.of_session(open_session(path)) if (path / "manifest.json").is_file() else cls.of_folder(path)
+        feed.colour = colour
+        return feed
 
     def __len__(self) -> int:
         return len(self.files)
@@ -66,7 +72,7 @@ class RecordingFeed:
             return None
         i = self._pos
         self._pos += 1
-        return frame_of_file(self.files[i], self.indices[i], self.times[i])
+        return frame_of_file(self.files[i], self.indices[i], self.times[i], colour=self.colour)
 
     def close(self) -> None:
         self._pos = len(self.files)

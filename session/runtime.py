@@ -217,7 +217,7 @@ class Runtime:
         assert self.live_source is not None
         if s.source_kind == "video":
             return StreamFeed(VideoSource(self.live_source, skip_bad_frames=True))
-        return RecordingFeed.open(self.live_source)
+        return RecordingFeed.open(self.live_source, colour=True)  # pictured for the page: each JPEG decoded once
 
     # ---- changes from the browser ----
 
@@ -325,7 +325,7 @@ class Runtime:
             every = FINE_EVERY if is_session_dir(path) else 1  # a folder of images: a full scan a frame
             timeline = Timeline(path, lambda: make_pipeline(setup, every))
             loop = LiveLoop(
-                lambda: RecordingFeed.open(path),
+                lambda: RecordingFeed.open(path, colour=True),
                 lambda: make_pipeline(setup, every),
                 roster=lambda: setup.roster,
                 paced=True,

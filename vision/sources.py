@@ -23,7 +23,8 @@ from typing import Any, Self
 import cv2
 import numpy as np
 
-from calibration.decode import MAX_DECODE_PIXELS, ImageTooLarge, imdecode, too_large_sentence
+from calibration.decode import MAX_DECODE_PIXELS, ImageTooLarge, check_pixels, imdecode, too_large_sentence
+from vision import jpeg_planes
 from vision.errors import FrameError
 from vision.session_dir import RecordedSession, SessionError, is_session_dir, open_session
 
@@ -55,15 +56,16 @@ class Frame:
 
     A frame made `of_jpeg` (a recording's file, a phone's picture, a camera frame as the recording keeps it)
     decodes only its grey at once, which is all the tag scan reads; its colour is decoded when first asked for,
-    and `picture(width)` decodes it at a half, quarter or eighth of its size for the page. Its `gray` is the
-    JPEG's own luminance, in the live run and in every replay alike. Any other frame's `gray` is its image made
-    grey (vision/tags.py `gray_frame`).
+    and `picture(width)` decodes it at a half, quarter or eighth of its size for the page (or makes it from the
+    colour planes of the one decode, `of_jpeg(colour=True)`). Its `gray` is the JPEG's own luminance, in the live
+    run and in every replay alike. Any other frame's `gray` is its image made grey (vision/tags.py `gray_frame`).
     """
 
-    __slots__ = ("index", "t", "jpeg", "at", "_image", "_gray", "_where")
+    __slots__ = ("index", "t", "jpeg", "at", "_image", "_gray", "_chroma", "_where")
 
     def __init__(self, index: int, t: float, image: np.ndarray | None = None, jpeg: bytes | None = None, *,
-                 gray: np.ndarray | None = None, where: str | Path = "", at: float | None = None) -> None:
+                 gray: np.ndarray | None = None, where: str | Path = "", at: float | None = None,
+                 chroma: jpeg_planes.Chroma | None = None) -> None:
         if image is None and (jpeg is None or gray is None):
             raise ValueError("A frame needs its image, or its JPEG and grey (Frame.of_jpeg).")
         self.index = index
@@ -74,22 +76,27 @@ class Frame:
         """Wall clock (time.time(), s) when a camera delivered the frame; None for a recorded one."""
         self._image = image
         self._gray = gray
+        self._chroma = chroma
+        """The JPEG's colour planes from the one decode that gave `gray` (`of_jpeg(colour=True)`), else None."""
         self._where = where
 
     @classmethod
     def of_jpeg(cls, index: int, t: float, data: bytes, where: str | Path, image: np.ndarray | None = None,
-                at: float | None = None) -> Frame:
+                at: float | None = None, colour: bool = False) -> Frame:
         """A frame of JPEG bytes, its grey decoded now; FrameError naming `where` (a frame file's Path, or what
         the frame is: "frame 3 of camera 0") if they are not a readable image. image: the BGR picture the JPEG
         was made of (a camera's frame, recorded), shown as it is rather than decoded again; the grey, which is
-        all that is measured, is the JPEG's in any case."""
+        all that is measured, is the JPEG's in any case. colour: keep the colour planes of the same decode for
+        `picture` (a live camera's frame, pictured for the page at every frame; vision/jpeg_planes.py): the same
+        grey, and no second decode."""
         try:
-            gray = imdecode(data, JPEG_GRAY)
+            planes = jpeg_planes.decode(data) if colour and check_pixels(data) is not None else None
+            gray, chroma = planes if planes is not None else (imdecode(data, JPEG_GRAY), None)
         except ImageTooLarge as err:
             raise FrameError(too_large_sentence(_frame_name(where), _frame_fix(where), err.size)) from None
         if gray is None or gray.ndim != 2 or gray.dtype != np.uint8:
             raise FrameError(f"{_frame_name(where)} is not a readable image; {_frame_fix(where)}.")
-        return cls(index, t, image, jpeg=bytes(data), gray=gray, where=where, at=at)
+        return cls(index, t, image, jpeg=bytes(data), gray=gray, where=where, at=at, chroma=chroma)
 
     @property
     def image(self) -> np.ndarray:
@@ -121,23 +128,31 @@ class Frame:
         h, w = (self._gray if self._gray is not None else self.image).shape[:2]
         return int(w), int(h)
 
+    @property
+    def colour_planes(self) -> jpeg_planes.Chroma | None:
+        """The JPEG's colour planes from the one decode that gave `gray` (`of_jpeg(colour=True)`), else None."""
+        return self._chroma
+
     def picture(self, width: int) -> np.ndarray:
         """The frame in BGR colour, at least `width` px wide where that is smaller than the frame: a JPEG frame
-        whose colour was not needed yet is decoded at the smallest of 1/8, 1/4, 1/2 that is wide enough."""
+        whose colour was not needed yet is decoded at the smallest of 1/8, 1/4, 1/2 that is wide enough (or made
+        at that scale, or whole, from the colour planes of its one decode)."""
         if self._image is None and self.jpeg is not None:
             w = self.size[0]
+            scale = next((k for k, _ in REDUCED_COLOUR if -(-w // k) >= width), 1)
+            if self._chroma is not None and self._gray is not None:
+                return self._chroma.picture(self._gray, scale)
             for k, flag in REDUCED_COLOUR:
-                if -(-w // k) >= width:
+                if k == scale:
                     small = imdecode(self.jpeg, flag | cv2.IMREAD_IGNORE_ORIENTATION)
                     if small is not None and small.ndim == 3 and small.shape[2] == 3:
                         return small
-                    break
         return self.image
 
     def renumbered(self, index: int, t: float | None = None) -> Frame:
         """This frame (sharing its decoded pixels) as number `index`, at `t` s when given."""
         return Frame(index, self.t if t is None else t, self._image, self.jpeg, gray=self._gray, where=self._where,
-                     at=self.at)
+                     at=self.at, chroma=self._chroma)
 
     def __repr__(self) -> str:
         return f"Frame(index={self.index}, t={self.t}, size={self.size}, jpeg={self.jpeg is not None})"
@@ -255,12 +270,13 @@ def read_frame_file(path: Path) -> np.ndarray:
     return decode_frame_bytes(_frame_file_bytes(path), path)
 
 
-def frame_of_file(path: Path, index: int, t: float) -> Frame:
-    """Frame `index` at `t` s from one frame file (a JPEG's colour decoded only when asked for: `Frame.of_jpeg`);
-    FrameError naming the file if it is missing, cut short or not an image."""
+def frame_of_file(path: Path, index: int, t: float, colour: bool = False) -> Frame:
+    """Frame `index` at `t` s from one frame file (a JPEG's colour decoded only when asked for, or kept from the
+    one decode with `colour`: `Frame.of_jpeg`); FrameError naming the file if it is missing, cut short or not an
+    image."""
     data = _frame_file_bytes(path)
     if data[:3] == b"\xff\xd8\xff":
-        return Frame.of_jpeg(index, t, data, path)
+        return Frame.of_jpeg(index, t, data, path, colour=colour)
     return Frame(index, t, decode_frame_bytes(data, path))
 
 
@@ -643,7 +659,7 @@ class CameraSource(FrameSource):
             own = self.keeps_jpeg and _is_packet(image)  # the camera's own JPEG
             try:
                 if own:
-                    frame = Frame.of_jpeg(index, t, image.tobytes(), where, at=time.time())
+                    frame = Frame.of_jpeg(index, t, image.tobytes(), where, at=time.time(), colour=True)
                 else:
                     frame = Frame(index=index, t=t, image=_as_bgr(image, _frame_name(where)), at=time.time())
                 self._check_size(frame.size, _frame_name(where))

@@ -1,0 +1,175 @@
+"""A camera's JPEG decoded once (vision/jpeg_planes.py): the grey it gives is OpenCV's grey bit for bit, so the
+tags, positions and verdicts cannot change; the page's picture made from its colour planes looks as OpenCV's own
+small decode does; and anything the one decode cannot take is decoded by OpenCV as before. Real photos
+(tests/data), the rendered sample sessions (figures on the bases) and re-encodings of a real photo in every
+chroma sampling a camera may send."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from bench.web import mjpeg_stream
+from vision import jpeg_planes
+from vision.errors import FrameError
+from vision.sources import REDUCED_COLOUR, Backoff, CameraSource, Frame
+
+DATA = Path(__file__).parent / "data"
+PHOTOS = sorted((DATA / "apriltag_test").glob("*.jpg")) + [DATA / "calibration" / "opencv_charuco_sample" / "choriginal.jpg"]
+SAMPLES = [path for name in ("magni_placement", "stress", "valknut_skirmish")
+           for path in sorted((Path(__file__).parents[1] / "sample_frames" / name).glob("*.jpg"))[::12]]
+PHOTO = PHOTOS[0]
+SAMPLINGS = {"4:4:4": cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444, "4:2:2": cv2.IMWRITE_JPEG_SAMPLING_FACTOR_422,
+             "4:2:0": cv2.IMWRITE_JPEG_SAMPLING_FACTOR_420, "4:4:0": cv2.IMWRITE_JPEG_SAMPLING_FACTOR_440,
+             "4:1:1": cv2.IMWRITE_JPEG_SAMPLING_FACTOR_411}
+
+
+def opencv_grey(data: bytes) -> np.ndarray:
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE | cv2.IMREAD_IGNORE_ORIENTATION)
+
+
+def reencoded() -> Iterator[tuple[str, bytes]]:
+    """A real photo (799 x 533) as cameras code it: each chroma sampling, progressive, restart markers, and
+    sizes that are no whole number of sampling blocks."""
+    photo = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
+    for name, factor in SAMPLINGS.items():
+        for w, h in ((799, 533), (798, 532), (641, 479)):
+            params = [cv2.IMWRITE_JPEG_QUALITY, 90, cv2.IMWRITE_JPEG_SAMPLING_FACTOR, factor]
+            yield f"{name} {w}x{h}", cv2.imencode(".jpg", photo[:h, :w], params)[1].tobytes()
+    for name, extra in (("progressive", [cv2.IMWRITE_JPEG_PROGRESSIVE, 1]),
+                        ("restart markers", [cv2.IMWRITE_JPEG_RST_INTERVAL, 4])):
+        yield name, cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 80, *extra])[1].tobytes()
+
+
+ALL = [(p.name, p.read_bytes()) for p in PHOTOS + SAMPLES] + list(reencoded())
+
+
+@pytest.fixture
+def without_library() -> Iterator[None]:
+    jpeg_planes.disable_for_tests()
+    try:
+        yield
+    finally:
+        jpeg_planes.disable_for_tests(False)
+
+
+def test_the_one_decode_library_is_installed() -> None:
+    """./go test installs Debian's libturbojpeg0 (and PyTurboJPEG comes with Tablesight): the tests below then
+    check the one decode itself, not only its fallback."""
+    assert jpeg_planes.available(), "libturbojpeg.so.0 not found: install Debian's libturbojpeg0 (./go test does)"
+
+
+@pytest.mark.parametrize(("name", "data"), ALL, ids=[name for name, _ in ALL])
+def test_the_one_decode_gives_opencvs_grey_bit_for_bit(name: str, data: bytes) -> None:
+    got = jpeg_planes.decode(data)
+    assert got is not None
+    gray, chroma = got
+    assert chroma is not None
+    expected = opencv_grey(data)
+    assert gray.shape == expected.shape and gray.dtype == np.uint8 and gray.flags.c_contiguous
+    assert np.array_equal(gray, expected)
+    frame = Frame.of_jpeg(3, 0.1, data, "frame 3 of camera 0", colour=True)
+    assert frame.colour_planes is not None and np.array_equal(frame.colour_planes.cr, chroma.cr)
+    assert np.array_equal(frame.gray, expected)
+
+
+@pytest.mark.parametrize(("name", "data"), ALL, ids=[name for name, _ in ALL])
+def test_the_pages_picture_from_the_planes_looks_as_opencvs_small_decode(name: str, data: bytes) -> None:
+    """At a half, quarter and eighth of the frame, or whole (what `Frame.picture` picks for the page): the same size, and
+    within a fraction of a grey level on average of libjpeg's own scaled decode (0.06-0.56 measured; the worst
+    are samplings whose chroma libjpeg upsamples with its own filter)."""
+    frame = Frame.of_jpeg(0, 0.0, data, "frame 0 of camera 0", colour=True)
+    assert frame.colour_planes is not None
+    w, h = frame.size
+    for k, flag in (*REDUCED_COLOUR, (1, cv2.IMREAD_COLOR)):  # 1: nothing smaller is wide enough, the whole frame
+        expected = cv2.imdecode(np.frombuffer(data, np.uint8), flag | cv2.IMREAD_IGNORE_ORIENTATION).astype(int)
+        picture = frame.picture(-(-w // k) if k > 1 else w)
+        assert picture.shape == expected.shape == (-(-h // k), -(-w // k), 3), (k, picture.shape, expected.shape)
+        error = np.abs(picture - expected)
+        assert error.mean() < 0.7 and np.percentile(error, 99) <= 8, (k, error.mean(), np.percentile(error, 99))
+
+
+def test_a_grey_jpeg_is_decoded_by_opencv_and_has_no_planes() -> None:
+    data = (DATA / "calibration" / "opencv_left_chessboard" / "left01.jpg").read_bytes()
+    assert jpeg_planes.decode(data) is None
+    frame = Frame.of_jpeg(0, 0.0, data, "frame 0 of camera 0", colour=True)
+    assert frame.colour_planes is None and np.array_equal(frame.gray, opencv_grey(data))
+    assert frame.picture(320).shape == (240, 320, 3)
+
+
+def test_a_cmyk_jpeg_is_decoded_by_opencv() -> None:
+    photo = Image.open(PHOTO).convert("CMYK")
+    buf = io.BytesIO()
+    photo.save(buf, format="JPEG", quality=90)
+    data = buf.getvalue()
+    assert jpeg_planes.decode(data) is None
+    frame = Frame.of_jpeg(0, 0.0, data, "frame 0 of camera 0", colour=True)
+    assert frame.colour_planes is None and np.array_equal(frame.gray, opencv_grey(data))
+
+
+def test_a_damaged_jpeg_is_left_to_opencv_with_the_same_grey_or_the_same_sentence() -> None:
+    """libjpeg decodes past a JPEG cut short (grey fill) and says so; the one decode stops at the warning and
+    OpenCV decodes it as it always did. A JPEG with nothing but zeros inside is one sentence either way."""
+    data = PHOTO.read_bytes()
+    cut = data[: len(data) // 2] + b"\xff\xd9"
+    assert jpeg_planes.decode(cut) is None
+    assert np.array_equal(Frame.of_jpeg(0, 0.0, cut, "frame 0 of camera 0", colour=True).gray, opencv_grey(cut))
+    zeros = data[:3] + bytes(len(data) - 5) + data[-2:]
+    assert jpeg_planes.decode(zeros) is None
+    sentences = []
+    for colour in (True, False):
+        with pytest.raises(FrameError) as err:
+            Frame.of_jpeg(7, 0.0, zeros, "frame 7 of camera 0", colour=colour)
+        sentences.append(str(err.value))
+    assert sentences[0] == sentences[1] and sentences[0].startswith("Frame 7 of camera 0 is not a readable image;")
+
+
+def test_without_the_library_a_camera_frame_is_decoded_twice_by_opencv(without_library: None) -> None:
+    assert not jpeg_planes.available()
+    data = PHOTO.read_bytes()
+    frame = Frame.of_jpeg(0, 0.0, data, "frame 0 of camera 0", colour=True)
+    assert frame.colour_planes is None and np.array_equal(frame.gray, opencv_grey(data))
+    half = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_COLOR_2 | cv2.IMREAD_IGNORE_ORIENTATION)
+    assert np.array_equal(frame.picture(400), half)
+
+
+def test_a_recorded_frame_keeps_to_the_grey_alone() -> None:
+    """A replay reads only the grey (no page picture at every frame): no colour planes are decoded for it."""
+    frame = Frame.of_jpeg(0, 0.0, PHOTO.read_bytes(), PHOTO)
+    assert frame.colour_planes is None
+    assert frame.renumbered(5).colour_planes is None
+
+
+def test_an_mjpeg_cameras_frames_are_decoded_once_and_keep_their_planes_when_renumbered() -> None:
+    data = [PHOTOS[0].read_bytes(), PHOTOS[1].read_bytes()]
+    with mjpeg_stream(data) as url, CameraSource(url, backoff=Backoff(first_s=0.05, factor=2.0, total_s=0.4)) as cam:
+        assert cam.keeps_jpeg
+        it = iter(cam)
+        frames = [next(it) for _ in range(3)]
+    for frame in frames:
+        assert frame.jpeg is not None and frame.colour_planes is not None
+        assert np.array_equal(frame.gray, opencv_grey(frame.jpeg))
+        again = frame.renumbered(9)
+        assert again.colour_planes is frame.colour_planes and again.index == 9
+
+
+def test_a_recording_a_page_plays_is_decoded_once_and_measured_on_the_same_grey(tmp_path: Path) -> None:
+    """serve plays a recording for a page (the sample, a replay): its frames keep their planes; `replay` and the
+    timeline read the grey alone. The grey is the same either way, so are the verdicts."""
+    from session.feeds import RecordingFeed
+
+    folder = Path(__file__).parents[1] / "sample_frames" / "stress"
+    watched, alone = RecordingFeed.open(folder, colour=True), RecordingFeed.open(folder)
+    for _ in range(5):
+        a, b = watched.read(), alone.read()
+        assert a is not None and b is not None and a.index == b.index
+        assert a.colour_planes is not None and b.colour_planes is None
+        assert np.array_equal(a.gray, b.gray)
+        whole = cv2.imdecode(np.frombuffer(b.jpeg or b"", np.uint8), cv2.IMREAD_COLOR).astype(int)
+        assert np.abs(a.picture(a.size[0]) - whole).mean() < 0.1  # 0.02 measured on the sample's 720p frames
