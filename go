@@ -34,12 +34,12 @@ setup() {
 }
 
 apt_install() {
-    # Debian's packages, as root or through sudo
+    # Debian's packages, as root or through sudo ($SUDO: "sudo -n" where no password may be asked)
+    local sudo="${SUDO:-sudo}"
     if [ "$(id -u)" = 0 ]; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
-    else
-        sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+        sudo=""
     fi
+    $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
 has_turbojpeg() {
@@ -59,10 +59,17 @@ debian_for_tests() {
 
 debian_for_serve() {
     # A camera's JPEG is decoded once with Debian's libturbojpeg0, twice by OpenCV without it: installed when
-    # that needs no password, else serve goes on without it
-    if ! has_turbojpeg && { [ "$(id -u)" = 0 ] || sudo -n true 2>/dev/null; }; then
+    # that asks no password, tried once (rm the stamp to try again), else serve goes on without it
+    local stamp=.venv/.no-libturbojpeg0
+    if has_turbojpeg || [ -f "$stamp" ]; then
+        return 0
+    fi
+    if [ "$(id -u)" = 0 ] || sudo -n true 2>/dev/null; then
         echo "Installing Debian's libturbojpeg0 (a camera's frames decoded once)..." >&2
-        apt_install libturbojpeg0 || echo "libturbojpeg0 could not be installed; going on without it." >&2
+        if ! SUDO="sudo -n" apt_install libturbojpeg0; then
+            touch "$stamp"
+            echo "libturbojpeg0 could not be installed; going on without it (rm $stamp to try again)." >&2
+        fi
     fi
 }
 

@@ -54,8 +54,10 @@ def _png_size(head: bytes) -> tuple[int, int] | None:
 _SOF = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF})
 
 
-def _jpeg_size(data: bytes) -> tuple[int, int] | None:
-    """The (width, height) of the first SOF segment of a JPEG, walking its marker segments; None if none."""
+def jpeg_frame(data: bytes) -> tuple[int, int, int] | None:
+    """(SOF marker, width, height) of the first frame header (SOF segment) of a JPEG, walking its marker
+    segments; None if none. The marker says how it is coded: 0xC0 baseline, 0xC1 extended sequential, 0xC2
+    progressive, ..."""
     if data[:2] != b"\xff\xd8":
         return None
     i, n = 2, len(data)
@@ -74,11 +76,17 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
             if i + 9 > n:
                 return None
             h, w = struct.unpack(">HH", data[i + 5:i + 9])
-            return int(w), int(h)
+            return int(marker), int(w), int(h)
         if marker == 0xDA or length < 2:  # scan data before any frame header
             return None
         i += 2 + length
     return None
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """The (width, height) of the first SOF segment of a JPEG; None if none."""
+    frame = jpeg_frame(data)
+    return None if frame is None else (frame[1], frame[2])
 
 
 def _pillow_size(data: bytes) -> tuple[int, int] | None:

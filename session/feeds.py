@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from vision.jpeg_planes import Tries
 from vision.session_dir import RecordedSession, SessionError, open_session
 from vision.sources import FolderSource, Frame, FrameSource, frame_of_file
 
@@ -30,6 +31,7 @@ class RecordingFeed:
             raise SessionError(f"{name} holds no frames; record a session first or choose another one.")
         self.files, self.times, self.indices, self.name = files, times, indices, name
         self.colour = colour
+        self._one_decode = Tries()
         self._pos = 0
 
     @classmethod
@@ -72,7 +74,11 @@ class RecordingFeed:
             return None
         i = self._pos
         self._pos += 1
-        return frame_of_file(self.files[i], self.indices[i], self.times[i], colour=self.colour)
+        colour = self.colour and self._one_decode.wanted
+        frame = frame_of_file(self.files[i], self.indices[i], self.times[i], colour=colour)
+        if colour and frame.jpeg is not None:
+            self._one_decode.seen(frame.colour_planes is not None)
+        return frame
 
     def close(self) -> None:
         self._pos = len(self.files)

@@ -256,7 +256,7 @@ def _decode(jpeg: bytes) -> Frame | None:
     if jpeg[:3] != b"\xff\xd8\xff":
         return None
     try:
-        return Frame.of_jpeg(0, 0.0, jpeg, "the phone's picture")
+        return Frame.of_jpeg(0, 0.0, jpeg, "the phone's picture", colour=True)  # pictured for the page: decoded once
     except FrameError:
         return None
 

@@ -35,16 +35,15 @@ def opencv_grey(data: bytes) -> np.ndarray:
 
 
 def reencoded() -> Iterator[tuple[str, bytes]]:
-    """A real photo (799 x 533) as cameras code it: each chroma sampling, progressive, restart markers, and
-    sizes that are no whole number of sampling blocks."""
+    """A real photo (799 x 533) as cameras code it: each chroma sampling, restart markers, and sizes that are
+    no whole number of sampling blocks."""
     photo = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
     for name, factor in SAMPLINGS.items():
         for w, h in ((799, 533), (798, 532), (641, 479)):
             params = [cv2.IMWRITE_JPEG_QUALITY, 90, cv2.IMWRITE_JPEG_SAMPLING_FACTOR, factor]
             yield f"{name} {w}x{h}", cv2.imencode(".jpg", photo[:h, :w], params)[1].tobytes()
-    for name, extra in (("progressive", [cv2.IMWRITE_JPEG_PROGRESSIVE, 1]),
-                        ("restart markers", [cv2.IMWRITE_JPEG_RST_INTERVAL, 4])):
-        yield name, cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 80, *extra])[1].tobytes()
+    yield "restart markers", cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 80,
+                                                          cv2.IMWRITE_JPEG_RST_INTERVAL, 4])[1].tobytes()
 
 
 ALL = [(p.name, p.read_bytes()) for p in PHOTOS + SAMPLES] + list(reencoded())
@@ -128,6 +127,50 @@ def test_a_damaged_jpeg_is_left_to_opencv_with_the_same_grey_or_the_same_sentenc
             Frame.of_jpeg(7, 0.0, zeros, "frame 7 of camera 0", colour=colour)
         sentences.append(str(err.value))
     assert sentences[0] == sentences[1] and sentences[0].startswith("Frame 7 of camera 0 is not a readable image;")
+
+
+def test_a_progressive_jpeg_is_left_to_opencv_even_cut_between_its_scans() -> None:
+    """OpenCV's own libjpeg-turbo and Debian's finish a progressive JPEG cut between its scans differently (no
+    warning: each scan is whole), so only sequential JPEGs, as cameras send them, are decoded once."""
+    photo = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
+    data = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 85, cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes()
+    scans = [i for i in range(2, len(data) - 1) if data[i] == 0xFF and data[i + 1] == 0xDA]
+    assert len(scans) >= 5
+    for cut in [data] + [data[:i] + b"\xff\xd9" for i in scans[1:]]:
+        assert jpeg_planes.decode(cut) is None
+        frame = Frame.of_jpeg(0, 0.0, cut, "frame 0 of camera 0", colour=True)
+        assert frame.colour_planes is None and np.array_equal(frame.gray, opencv_grey(cut))
+
+
+def test_a_source_whose_jpegs_keep_falling_back_stops_trying_the_one_decode(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A webcam that puts junk before every frame's end: libjpeg warns at every frame, so the one decode fails
+    each time and OpenCV decodes the frame (three decodes). After GIVE_UP_AFTER such frames in a row the source
+    no longer tries; its frames are read exactly as before."""
+    from session.feeds import RecordingFeed
+
+    data = PHOTO.read_bytes()
+    junk = data[:-2] + b"\xff\x12\x34" + data[-2:]
+    for i in range(12):
+        (tmp_path / f"frame_{i:06d}.jpg").write_bytes(junk)
+    tried: list[bool] = []
+    real = jpeg_planes.decode
+
+    def counted(raw: bytes) -> object:
+        got = real(raw)
+        tried.append(got is not None)
+        return got
+
+    monkeypatch.setattr(jpeg_planes, "decode", counted)
+    feed = RecordingFeed.open(tmp_path, colour=True)
+    frames = [feed.read() for _ in range(12)]
+    assert tried == [False] * jpeg_planes.GIVE_UP_AFTER
+    assert all(f is not None and f.colour_planes is None and np.array_equal(f.gray, opencv_grey(junk)) for f in frames)
+    tries = jpeg_planes.Tries()
+    for _ in range(jpeg_planes.GIVE_UP_AFTER - 1):
+        tries.seen(False)
+    tries.seen(True)  # one that decodes starts the count again
+    assert tries.wanted and tries.failed == 0
 
 
 def test_without_the_library_a_camera_frame_is_decoded_twice_by_opencv(without_library: None) -> None:

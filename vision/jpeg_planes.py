@@ -7,10 +7,13 @@ TurboJPEG API decodes it once to its Y, Cb and Cr planes (3.6 ms at 1080p); the 
 planes in 0.3 ms. The Y plane *is* OpenCV's grey decode, bit for bit: both are libjpeg-turbo's integer inverse
 DCT of the same coefficients, and OpenCV's grey of a YCbCr JPEG is its Y component as decoded.
 
-The library is Debian's `libturbojpeg0`, reached through PyTurboJPEG. Where it is missing, where a JPEG is not
-plain YCbCr or grey (Adobe RGB, CMYK), or where libjpeg-turbo has any complaint about the bytes (even one it
-would decode past), `decode` returns None and the caller decodes with OpenCV as before: the same grey, the same
-sentence for a damaged frame.
+The library is Debian's `libturbojpeg0`, reached through PyTurboJPEG; OpenCV carries a libjpeg-turbo of its own
+(3.1 in OpenCV 5.0, where Debian 12 has 2.1), so "bit for bit" is what tests/test_jpeg_planes.py checks on real
+and rendered frames for the versions installed, not a promise of the format. Where the library is missing, where
+a JPEG is not sequential (a progressive JPEG cut between its scans is finished differently by the two versions)
+or not YCbCr (grey, Adobe RGB, CMYK), or where libjpeg-turbo has any complaint about the bytes (even one it would
+decode past), `decode` returns None and the caller decodes with OpenCV as before: the same grey, the same
+sentence for a damaged frame. A source whose JPEGs keep failing so stops trying (`Tries`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,13 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.decode import jpeg_frame
+
+SEQUENTIAL = (0xC0, 0xC1)
+"""The JPEG frames (SOF markers) decoded once: baseline and extended sequential Huffman, as cameras send them."""
+GIVE_UP_AFTER = 5
+"""A source whose JPEGs fall back to OpenCV this many times in a row is decoded by OpenCV from then on (a webcam
+that puts junk before every frame's end makes libjpeg warn at every frame: three decodes each, not two)."""
 TJCS_YCBCR = 1
 """TurboJPEG's colourspace (tjDecompressHeader3) whose Y plane is OpenCV's grey decode and which has colour planes:
 a grey JPEG has nothing to gain, an RGB or CMYK one no Y plane."""
@@ -43,6 +53,9 @@ def _turbo() -> Any:
         if "lib" not in _LIB:
             try:
                 from turbojpeg import TurboJPEG
+
+                if not hasattr(TurboJPEG, "_TurboJPEG__report_error"):  # a PyTurboJPEG without the hook below
+                    raise AttributeError("PyTurboJPEG's error hook is gone")
 
                 class Strict(TurboJPEG):  # type: ignore[misc]
                     def _TurboJPEG__report_error(self, handle: Any) -> None:  # PyTurboJPEG 1.x's private hook
@@ -100,8 +113,9 @@ class Chroma:
     def picture(self, gray: np.ndarray, k: int) -> np.ndarray:
         """The frame in BGR at 1/`k` of each side (ceil, as libjpeg's scaled decode gives it), from its Y plane
         `gray` and these planes: each averaged over k x k pixels of the frame (k = 1: the chroma grown
-        bilinearly), then JPEG's YCbCr to BGR. Within 0.6 of a grey level on average of OpenCV's
-        IMREAD_REDUCED_COLOR_k (0.15 for a 4:2:0 camera frame at half size), and of its whole colour decode."""
+        bilinearly), then JPEG's YCbCr to BGR. On average within a grey level of OpenCV's
+        IMREAD_REDUCED_COLOR_k (0.06-0.60 measured; 0.15 for a 4:2:0 camera frame at half size), and of its whole
+        colour decode (0.03 on camera frames)."""
         h, w = gray.shape
         tw, th = -(-w // k), -(-h // k)
         planes = [_scaled(gray, k, k)[:th, :tw]]
@@ -114,13 +128,32 @@ class Chroma:
         return cv2.cvtColor(cv2.merge(planes), cv2.COLOR_YCrCb2BGR)
 
 
+class Tries:
+    """Whether a source's next JPEG is worth the one decode: not after GIVE_UP_AFTER of its JPEGs in a row fell
+    back to OpenCV (nor, then, for the rest of that source's life)."""
+
+    __slots__ = ("failed",)
+
+    def __init__(self) -> None:
+        self.failed = 0
+
+    @property
+    def wanted(self) -> bool:
+        return self.failed < GIVE_UP_AFTER
+
+    def seen(self, decoded_once: bool) -> None:
+        """A JPEG of the source was decoded once (`decoded_once`), or fell back to OpenCV."""
+        self.failed = 0 if decoded_once else self.failed + 1
+
+
 def decode(data: bytes) -> tuple[np.ndarray, Chroma] | None:
     """(grey, chroma) of a colour JPEG in one decode: the grey (H, W) uint8 exactly as OpenCV's IMREAD_GRAYSCALE
-    gives it, and its colour planes. None when the library is missing, the JPEG is not YCbCr, or libjpeg-turbo
-    complains about it: the caller decodes with OpenCV then. The caller checks the pixel count first
-    (calibration.decode.check_pixels)."""
+    gives it, and its colour planes. None when the library is missing, the JPEG is not sequential or not YCbCr,
+    or libjpeg-turbo complains about it: the caller decodes with OpenCV then. The caller checks the pixel count
+    first (calibration.decode.check_pixels)."""
     turbo = _turbo()
-    if turbo is None:
+    frame = jpeg_frame(data)
+    if turbo is None or frame is None or frame[0] not in SEQUENTIAL:
         return None
     try:
         width, height, _, colourspace = turbo.decode_header(data)

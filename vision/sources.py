@@ -553,6 +553,8 @@ class CameraSource(FrameSource):
         after a reopen."""
         self._unreadable = 0
         """The camera's own JPEGs in a row that could not be read."""
+        self._one_decode = jpeg_planes.Tries()
+        """Whether its JPEGs are still decoded once (vision/jpeg_planes.py), grey and picture together."""
         self._cap = self._open()
         if self._cap is None:
             raise FrameError(f"{self.description} cannot be opened; check that it is plugged in (or that the "
@@ -659,7 +661,10 @@ class CameraSource(FrameSource):
             own = self.keeps_jpeg and _is_packet(image)  # the camera's own JPEG
             try:
                 if own:
-                    frame = Frame.of_jpeg(index, t, image.tobytes(), where, at=time.time(), colour=True)
+                    colour = self._one_decode.wanted
+                    frame = Frame.of_jpeg(index, t, image.tobytes(), where, at=time.time(), colour=colour)
+                    if colour:
+                        self._one_decode.seen(frame.colour_planes is not None)
                 else:
                     frame = Frame(index=index, t=t, image=_as_bgr(image, _frame_name(where)), at=time.time())
                 self._check_size(frame.size, _frame_name(where))
