@@ -1,11 +1,12 @@
 """A colour JPEG decoded once for both its uses: the grey the tag scan reads, and the colour picture the page
 shows (a camera's frames, and a recording's while a page plays it).
 
-OpenCV decodes a JPEG to grey or to colour, so a camera frame used to be decoded twice: its full grey (3.3 ms at
-1080p) and a half-size colour picture for the page (3.3 ms more, both mostly Huffman decoding). libjpeg-turbo's
-TurboJPEG API decodes it once to its Y, Cb and Cr planes (3.6 ms at 1080p); the picture is then made from the
-planes in 0.3 ms. The Y plane *is* OpenCV's grey decode, bit for bit: both are libjpeg-turbo's integer inverse
-DCT of the same coefficients, and OpenCV's grey of a YCbCr JPEG is its Y component as decoded.
+OpenCV decodes a JPEG to grey or to colour, so a camera frame used to be decoded twice: its full grey (3.3-4.3 ms
+at 1080p on this 2-core VM) and a half-size colour picture for the page (as much again, both mostly Huffman
+decoding). libjpeg-turbo's TurboJPEG API decodes it once to its Y, Cb and Cr planes (3.6-5.2 ms); the picture is
+then made from the planes in 0.3-0.9 ms. The Y plane is OpenCV's grey decode, bit for bit: both are
+libjpeg-turbo's integer inverse DCT of the same coefficients, and OpenCV's grey of a YCbCr JPEG is its Y
+component as decoded.
 
 The library is Debian's `libturbojpeg0`, reached through PyTurboJPEG; OpenCV carries a libjpeg-turbo of its own
 (3.1 in OpenCV 5.0, where Debian 12 has 2.1), so "bit for bit" is what tests/test_jpeg_planes.py checks on real
