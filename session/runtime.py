@@ -210,7 +210,9 @@ class Runtime:
         s = self.settings
         if s.source_kind == "camera":
             device: int | str = int(s.source) if s.source and s.source.isdigit() else (s.source or "0")
-            return NewestFrameFeed(CameraSource(device, skip_bad_frames=True))  # never a stale queued frame
+            camera = CameraSource(device, skip_bad_frames=True)
+            camera.pictured = lambda: self.live.broadcast.watchers > 0  # colour planes only for a watched camera
+            return NewestFrameFeed(camera)  # never a stale queued frame
         if s.source_kind == "phone":
             assert self.phone is not None
             return self.phone  # the same phone after a reopen: its connection outlives the loop's feed

@@ -216,3 +216,39 @@ def test_a_recording_a_page_plays_is_decoded_once_and_measured_on_the_same_grey(
         assert np.array_equal(a.gray, b.gray)
         whole = cv2.imdecode(np.frombuffer(b.jpeg or b"", np.uint8), cv2.IMREAD_COLOR).astype(int)
         assert np.abs(a.picture(a.size[0]) - whole).mean() < 0.1  # 0.02 measured on the sample's 720p frames
+
+
+def test_a_camera_nobody_watches_decodes_the_grey_alone() -> None:
+    """serve tells the camera whether a page watches (`CameraSource.pictured`): unwatched, its frames are decoded
+    to grey only (the planes cost ~0.9 ms more a 1080p frame and nobody would see them); watched, once with colour."""
+    watched = [False]
+    with mjpeg_stream([PHOTOS[0].read_bytes()]) as url, \
+            CameraSource(url, backoff=Backoff(first_s=0.05, factor=2.0, total_s=0.4)) as cam:
+        cam.pictured = lambda: watched[0]
+        it = iter(cam)
+        alone = [next(it) for _ in range(3)]
+        watched[0] = True
+        seen = [next(it) for _ in range(3)]
+    assert all(f.colour_planes is None for f in alone) and all(f.colour_planes is not None for f in seen)
+    assert all(np.array_equal(f.gray, opencv_grey(f.jpeg or b"")) for f in alone + seen)
+
+
+def test_serve_decodes_a_cameras_colour_only_while_a_page_watches(tmp_path: Path) -> None:
+    """The real server watching a network camera (a sample session served as MJPEG): nobody watching, the frames
+    it rules carry no colour planes; once a page's WebSocket watches, they do."""
+    import time
+
+    from websockets.sync.client import connect
+
+    from bench.web import serving_camera
+
+    session = Path(__file__).parents[1] / "sample_frames" / "valknut_skirmish"
+    with serving_camera(session, tmp_path, record=False) as (url, app):
+        live = app.state.runtime.live
+        assert live.wait_for_frame(60)
+        time.sleep(0.5)
+        assert live.broadcast.watchers == 0 and live.latest_result.frame.colour_planes is None
+        with connect(url.replace("http", "ws") + "/ws/live", proxy=None, max_size=None, origin=url) as ws:
+            for _ in range(10):
+                ws.recv(timeout=20)
+            assert live.broadcast.watchers == 1 and live.latest_result.frame.colour_planes is not None

@@ -555,6 +555,9 @@ class CameraSource(FrameSource):
         """The camera's own JPEGs in a row that could not be read."""
         self._one_decode = jpeg_planes.Tries()
         """Whether its JPEGs are still decoded once (vision/jpeg_planes.py), grey and picture together."""
+        self.pictured: Callable[[], bool] = lambda: True
+        """Whether its next frame will be pictured for a page (someone watches): only then is its JPEG decoded with
+        its colour planes; a camera nobody watches decodes the grey alone (~0.9 ms less a 1080p frame)."""
         self._cap = self._open()
         if self._cap is None:
             raise FrameError(f"{self.description} cannot be opened; check that it is plugged in (or that the "
@@ -661,7 +664,7 @@ class CameraSource(FrameSource):
             own = self.keeps_jpeg and _is_packet(image)  # the camera's own JPEG
             try:
                 if own:
-                    colour = self._one_decode.wanted
+                    colour = self._one_decode.wanted and self.pictured()
                     frame = Frame.of_jpeg(index, t, image.tobytes(), where, at=time.time(), colour=colour)
                     if colour:
                         self._one_decode.seen(frame.colour_planes is not None)
