@@ -173,6 +173,20 @@ def test_a_source_whose_jpegs_keep_falling_back_stops_trying_the_one_decode(tmp_
     assert tries.wanted and tries.failed == 0
 
 
+def test_a_jpeg_claiming_too_many_pixels_is_refused_in_the_same_sentence() -> None:
+    """A camera JPEG whose frame header claims 20000 x 20000 px: refused in one sentence, decoded once or not."""
+    data = bytearray(PHOTO.read_bytes())
+    sof = next(i for i in range(2, len(data) - 1) if data[i] == 0xFF and data[i + 1] in (0xC0, 0xC1))
+    data[sof + 5:sof + 9] = (20000).to_bytes(2, "big") * 2
+    sentences = []
+    for colour in (True, False):
+        with pytest.raises(FrameError) as err:
+            Frame.of_jpeg(2, 0.0, bytes(data), "frame 2 of camera 0", colour=colour)
+        sentences.append(str(err.value))
+    assert sentences[0] == sentences[1]
+    assert sentences[0].startswith("Frame 2 of camera 0 is 20000x20000 pixels (400 MP), more than the 50 MP")
+
+
 def test_without_the_library_a_camera_frame_is_decoded_twice_by_opencv(without_library: None) -> None:
     assert not jpeg_planes.available()
     data = PHOTO.read_bytes()

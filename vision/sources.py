@@ -139,14 +139,13 @@ class Frame:
         at that scale, or whole, from the colour planes of its one decode)."""
         if self._image is None and self.jpeg is not None:
             w = self.size[0]
-            scale = next((k for k, _ in REDUCED_COLOUR if -(-w // k) >= width), 1)
+            scale, flag = next(((k, f) for k, f in REDUCED_COLOUR if -(-w // k) >= width), (1, None))
             if self._chroma is not None and self._gray is not None:
                 return self._chroma.picture(self._gray, scale)
-            for k, flag in REDUCED_COLOUR:
-                if k == scale:
-                    small = imdecode(self.jpeg, flag | cv2.IMREAD_IGNORE_ORIENTATION)
-                    if small is not None and small.ndim == 3 and small.shape[2] == 3:
-                        return small
+            if flag is not None:
+                small = imdecode(self.jpeg, flag | cv2.IMREAD_IGNORE_ORIENTATION)
+                if small is not None and small.ndim == 3 and small.shape[2] == 3:
+                    return small
         return self.image
 
     def renumbered(self, index: int, t: float | None = None) -> Frame:
