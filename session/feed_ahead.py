@@ -7,16 +7,24 @@ work that the frame needs before its turn and that depends on nothing but the fr
 image, its tiles, which tell where the picture changed and which tags stand still). The loop then takes the frame
 with `read()` and its prepared part from `prepared` (None when there was nothing to prepare it with, or it
 failed: the pipeline then does that work itself and meets the problem in its place). Once the frame is handed
-over, the worker runs `then(frame)` (the page's picture of it) and the prepared part's `backstop(detector)` (the
-frame's coarse scan and sweep cell, which the loop looks at only in the next frame): C calls that release the
-interpreter lock, on the second core while the loop rules the frame, and off its way to the page.
+over, the worker runs `then(frame)` (the page's picture of it, which the page needs as soon as the loop is done)
+and goes on to the next frame, and a second thread, the backstop thread, runs the prepared part's
+`backstop(detector)` (the frame's coarse scan and sweep cell, ~5 ms of a core at 1080p, which the loop looks at
+only in the next frame): C calls that release the interpreter lock, off the frame's way to the page.
+
+When the loop keeps up with its feed (it asked for the frame before the feed gave it: a camera), it rules the
+frame at once, and the backstop waits until the loop moves on (asks for its next frame, seeks or closes; at most
+TURN_WAIT_S): made while the loop rules the frame, it would take the second core from the loop, and the frame
+would reach the page later (docs/bench.md, "camera at 30 fps"). A loop that is behind (a recording played flat
+out) finds its next frame read already, and that frame's backstop is made at once, beside the loop.
 
 One frame is read ahead, never more: a camera's frame is at most one frame older than it would have been, and
 `read_at` says when it was read (the page's latency counts from there). An error from the feed comes out of the
 `read()` that would have returned its frame. `seek` (for a recording) and `close` wait for the frame being read,
-drop it and then seek or close the feed (`close` also waits, up to WORKER_JOIN_S, for the worker to finish what
-it does after a frame; the worker releases its detector as it ends). `read(ahead=False)` takes the frame being read without reading another,
-so the loop can finish the frames already taken before it changes its pipeline.
+drop it and then seek or close the feed (`close` also waits, up to WORKER_JOIN_S each, for the worker and then the
+backstop thread to finish what they do after a frame; each releases its detector as it ends). `read(ahead=False)`
+takes the frame being read without reading another, so the loop can finish the frames already taken before it
+changes its pipeline.
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ After = Callable[[tuple[Any, Any, float]], None]
 """(frame, prepared, read at) -> None: what the worker does once a frame is handed over."""
 WORKER_JOIN_S = 10.0
 """Longest wait, at close, for the worker to finish what it does after a frame (its detector is released then)."""
+TURN_WAIT_S = 0.1
+"""Longest wait of a frame's backstop scans for the loop to move on from the frame (see the module docstring)."""
 
 
 class FeedAhead:
@@ -57,8 +67,19 @@ class FeedAhead:
         """The worker thread's requests (None: no worker yet; a None request ends it)."""
         self._worker: threading.Thread | None = None
         self._detector: TagDetector | None = None
+        self._backstops: queue.SimpleQueue[tuple[Callable[[TagDetector], Any], int | None] | None] | None = None
+        """The backstop thread's requests: (a frame's `backstop`, the loop's turns it waits past or None)."""
+        self._backstopper: threading.Thread | None = None
         self.prepared: Any = None
         """The prepared part of the frame the last `read()` returned (None: not prepared)."""
+        self._turns = 0
+        """How many times the loop moved on (asked for a frame, sought or closed); under `_turned`."""
+        self._turned = threading.Condition()
+        self._asked: Future[tuple[Any, Any, float]] | None = None
+        """The frame the loop asked for last (its future): one it took, or waits for."""
+        self._paced = False
+        """The worker's: the loop asked for the frame it reads now before the feed gave it (the feed sets the pace:
+        a camera), so the loop rules it as soon as it comes."""
         self.read_at = 0.0
         """Wall clock (time.time) when the frame the last `read()` returned came: when the camera gave it (its
         `at`; else when it was read from a live feed), when it was taken from a recording (played at its pace,
@@ -74,23 +95,52 @@ class FeedAhead:
             self._worker = threading.Thread(target=_work, args=(self._jobs, self._release), name="feed ahead",
                                             daemon=True)
             self._worker.start()
-        self._jobs.put((self._fetch, fut, self._after))
+            self._backstops = queue.SimpleQueue()
+            self._backstopper = threading.Thread(target=self._backstop_work, args=(self._backstops,),
+                                                 name="feed backstop", daemon=True)
+            self._backstopper.start()
+        self._jobs.put((lambda: self._fetch(fut), fut, self._after))
         return fut
+
+    def _turn(self) -> None:
+        """The loop moves on: it asks for a frame, seeks or closes (a backstop waiting for it goes ahead)."""
+        with self._turned:
+            self._turns += 1
+            self._turned.notify_all()
 
     def _after(self, got: tuple[Any, Any, float]) -> None:
         """On the worker, once a frame is handed over: `then` (the page's picture), then the frame's backstop scans
-        (`prepared.backstop`, which the loop needs only at the next frame). What fails here is made again where it
-        is needed."""
+        (`prepared.backstop`, which the loop needs only at the next frame) to the backstop thread, to be made once
+        the loop has moved on from the frame if the feed set the pace (`_paced`: the loop was waiting for it, so
+        it rules it now), else at once. The worker goes on to the next frame meanwhile. What fails here is made
+        again where it is needed."""
         frame, prepared, _ = got
         if frame is None:
             return
+        handed = self._turns
         if self._then is not None:
             with contextlib.suppress(Exception):
                 self._then(frame)
         backstop = getattr(prepared, "backstop", None)
-        if backstop is not None and self._detector is not None:
-            with contextlib.suppress(Exception):
-                backstop(self._detector)
+        if backstop is not None and self._backstops is not None:
+            self._backstops.put((backstop, handed if self._paced else None))
+
+    def _backstop_work(self, jobs: queue.SimpleQueue[tuple[Callable[[TagDetector], Any], int | None] | None]) -> None:
+        """The backstop thread: each frame's backstop scans, with a detector of its own (released as it ends),
+        once the loop's turns pass the request's (at most TURN_WAIT_S later), until a None request."""
+        detector: TagDetector | None = None
+        try:
+            while (job := jobs.get()) is not None:
+                backstop, handed = job
+                if handed is not None:
+                    with self._turned:
+                        self._turned.wait_for(lambda: self._turns > handed, TURN_WAIT_S)  # noqa: B023 - used at once
+                with contextlib.suppress(Exception):
+                    detector = detector or TagDetector(at_exit=False)
+                    backstop(detector)
+        finally:
+            if detector is not None:
+                detector.release()
 
     def _release(self) -> None:
         """Release the worker's detector (on the worker, as it ends)."""
@@ -103,8 +153,9 @@ class FeedAhead:
         """A frame is being (or has been) read ahead and not taken yet."""
         return self._next is not None
 
-    def _fetch(self) -> tuple[Any, Any, float]:
+    def _fetch(self, fut: Future[tuple[Any, Any, float]] | None = None) -> tuple[Any, Any, float]:
         frame = self.inner.read()
+        self._paced = fut is not None and self._asked is fut
         at = getattr(frame, "at", None) or time.time()  # a camera's frame is as old as when the camera gave it
         prepared = None
         if frame is not None:
@@ -122,8 +173,10 @@ class FeedAhead:
             frame = self.inner.read()
             self.prepared, self.read_at = None, getattr(frame, "at", None) or time.time()
             return frame
+        self._turn()
         fut, self._next = self._next, None
-        frame, self.prepared, self.read_at = (fut or self._start()).result()
+        self._asked = fut = fut or self._start()
+        frame, self.prepared, self.read_at = fut.result()
         if isinstance(self, SeekableFeedAhead):
             self.read_at = time.time()
         if frame is not None and ahead:
@@ -132,6 +185,7 @@ class FeedAhead:
 
     def _drop(self) -> None:
         """Wait for the frame being read, if any, and drop it (with any error it met)."""
+        self._turn()
         fut, self._next = self._next, None
         if fut is not None:
             with contextlib.suppress(Exception):  # a frame nobody will take: its error goes with it
@@ -145,6 +199,11 @@ class FeedAhead:
                 self._jobs = None
             if self._worker is not None:
                 self._worker.join(WORKER_JOIN_S)  # it releases its detector as it ends
+            if self._backstops is not None:  # after the worker: its last frame's backstop is asked for first
+                self._backstops.put(None)
+                self._backstops = None
+            if self._backstopper is not None:
+                self._backstopper.join(WORKER_JOIN_S)
         finally:
             self.inner.close()
 

@@ -455,7 +455,8 @@ class LiveLoop:
 
     def _prepare(self, frame: Any, detector: Any) -> Any:
         """The part of `frame`'s work the pipeline can do ahead (on the feed's worker thread), or None; its
-        backstop scans are left for the worker to make once the frame is handed over (session/feed_ahead.py)."""
+        backstop scans are left for the feed's backstop thread to make once the frame is handed over
+        (session/feed_ahead.py)."""
         prepare = getattr(self._pipeline, "prepare", None)
         return prepare(frame, detector, backstop=False) if prepare is not None else None
 

@@ -141,6 +141,44 @@ def test_the_board_is_drawn_again_only_when_what_it_shows_changed(server: tuple[
     assert not (before[0] > before[1] + 40 and before[0] > before[2] + 40), before
 
 
+def test_with_bases_moving_every_frame_the_board_is_drawn_ten_times_a_second_and_ends_where_they_stand(
+        tmp_path: Path, page: Any) -> None:
+    """The stress sample (eight bases, some moving every frame) played flat out: the camera view is drawn with
+    every frame, the top-down board at most every 100 ms (each board costs the browser a draw of every base,
+    overlay and name); after the last frame the board shows every unit where that frame has it."""
+    from session.settings import Settings
+
+    stress = Path(__file__).resolve().parents[1] / "sample_frames" / "stress"
+    settings = Settings(source_kind="sample", source=str(stress), loop_sample=False, sessions_dir=tmp_path / "s",
+                        setup_dir=tmp_path / "setup")
+    with running_server(settings) as (url, app):
+        app.state.runtime.live.set_speed(16.0)
+        page.goto(url + "/")
+        page.wait_for_function("document.getElementById('camera').dataset.frame === '69'", timeout=60000)
+        page.wait_for_timeout(300)  # the board's last draw is due at most 100 ms after the last frame
+        drawn, draws, found, board_frame = page.evaluate(
+            """async () => {
+                const { boardView, layoutSize } = await import('/static/overlay.js');
+                const c = document.getElementById('board'), msg = window.tablesight.msg;
+                const view = boardView(c, msg.board), k = c.width / layoutSize(c)[0], ctx = c.getContext('2d');
+                const found = msg.units.map((u) => {  // half a radius behind the centre, off its facing line
+                  const a = (u.yaw_deg || 0) * Math.PI / 180, r = u.radius_in / 2;
+                  const [px, py] = view.toPx(u.x - Math.cos(a) * r, u.y - Math.sin(a) * r);
+                  return [u.tag, u.colour, Array.from(ctx.getImageData(Math.round(px * k), Math.round(py * k), 1, 1).data)];
+                });
+                return [window.tablesightDrawn.map((r) => r[2]), Number(c.dataset.draws), found, window.tablesight.boardFrame];
+            }"""
+        )
+    span = drawn[-1] - drawn[0]
+    assert len(drawn) >= 40, len(drawn)
+    assert 2 <= draws <= 2 + span * 10.0 and draws < len(drawn) / 2, (draws, len(drawn), span)
+    assert board_frame == 69  # the last frame's positions, drawn by the board's timer after the frames stopped
+    assert len(found) >= 6
+    for tag, colour, rgba in found:  # the unit's colour, 85 % over the table's green
+        want = [0.85 * int(colour[i:i + 2], 16) + 0.15 * g for i, g in zip((1, 3, 5), (0x3D, 0x5A, 0x3F))]
+        assert max(abs(a - b) for a, b in zip(rgba[:3], want)) < 24, (tag, colour, rgba, want)
+
+
 def test_the_events_list_changes_a_few_times_a_second_as_plain_lines(server: tuple[str, Any], page: Any) -> None:
     """A frame's new events wait for the panel's next rewrite (250 ms): the list changes at most ~4 times a
     second, and its items are plain blocks, not numbered list items that every new event would renumber (with

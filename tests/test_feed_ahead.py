@@ -66,9 +66,9 @@ class _Backstop:
         self.log.append(("backstop", self.index, threading.current_thread().name))
 
 
-def test_the_worker_makes_each_frames_picture_then_its_backstop_once_it_is_handed_over() -> None:
-    """The page's picture (`then`) and then the backstop scans of each frame are made on the worker, with its own
-    detector, frame after frame; closing waits for the work on the frame read ahead."""
+def test_the_worker_makes_each_frames_picture_then_the_backstop_thread_its_backstop_once_it_is_handed_over() -> None:
+    """The page's picture (`then`) of each frame is made on the worker, frame after frame, and then its backstop
+    scans on the backstop thread, with a detector of its own; closing waits for the work on the frame read ahead."""
     log: list[tuple[str, int, str]] = []
     feed = feed_ahead(RecordingFeed.open(SAMPLE), lambda frame, _: _Backstop(int(frame.index), log),
                       then=lambda frame: log.append(("picture", int(frame.index), threading.current_thread().name)))
@@ -78,7 +78,84 @@ def test_the_worker_makes_each_frames_picture_then_its_backstop_once_it_is_hande
         parts.append(feed.prepared)
     feed.close()
     assert all(isinstance(p.detector, TagDetector) for p in parts)
-    assert log[:6] == [(what, i, "feed ahead") for i in range(3) for what in ("picture", "backstop")]
+    assert len({id(p.detector) for p in parts}) == 1  # the backstop thread's own, frame after frame
+    pictures = [e for e in log if e[0] == "picture"]
+    backstops = [e for e in log if e[0] == "backstop"]
+    assert pictures[:3] == [("picture", i, "feed ahead") for i in range(3)]
+    assert backstops[:3] == [("backstop", i, "feed backstop") for i in range(3)]
+    assert all(log.index(("picture", i, "feed ahead")) < log.index(("backstop", i, "feed backstop")) for i in range(3))
+
+
+class _Camera:
+    """A recording that gives each frame only once the test lets it through (`give`), as a camera does when its
+    next frame comes: the loop asks for the frame before it comes."""
+
+    def __init__(self) -> None:
+        self.inner = RecordingFeed.open(SAMPLE)
+        self._gate = threading.Semaphore(0)
+
+    def give(self, after_s: float) -> None:
+        threading.Timer(after_s, self._gate.release).start()
+
+    def read(self) -> Any:
+        self._gate.acquire()
+        return self.inner.read()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def _wait_for(log: list[tuple[str, int, str]], entry: tuple[str, int, str], seconds: float) -> float:
+    """Seconds until `entry` is in `log` (polled), or fail after `seconds`."""
+    start = time.monotonic()
+    while entry not in log:
+        assert time.monotonic() - start < seconds, (entry, log)
+        time.sleep(0.005)
+    return time.monotonic() - start
+
+
+def test_a_frame_the_loop_waited_for_has_its_backstop_made_once_the_loop_moves_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A camera: the loop asks for each frame before it comes, and rules it at once. The frame's backstop scans
+    (which only the next frame needs) wait until the loop asks for its next frame, so they do not take the
+    second core from the loop while it rules the frame; then they are made at once."""
+    monkeypatch.setattr("session.feed_ahead.TURN_WAIT_S", 30.0)  # the wait ends when the loop moves on, not later
+    log: list[tuple[str, int, str]] = []
+    camera = _Camera()
+    feed = feed_ahead(camera, lambda frame, _: _Backstop(int(frame.index), log))
+    try:
+        for i in range(3):
+            camera.give(0.05)  # the frame comes after the loop asked for it
+            frame = feed.read()
+            assert frame is not None and frame.index == i
+            time.sleep(0.2)  # the loop rules the frame: its backstop waits
+            assert ("backstop", i, "feed backstop") not in log, log
+            if i:
+                assert ("backstop", i - 1, "feed backstop") in log  # made when the loop asked for frame i
+        camera.give(0.05)
+        assert feed.read() is not None
+        assert _wait_for(log, ("backstop", 2, "feed backstop"), 5.0) < 5.0
+    finally:
+        camera.give(0.0)
+        feed.close()
+
+
+def test_a_frame_read_before_the_loop_asked_has_its_backstop_made_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recording played flat out: the next frame is read before the loop asks for it, and its backstop scans
+    are made at once, beside the loop's ruling (the loop is behind, and will want them as soon as it is done)."""
+    monkeypatch.setattr("session.feed_ahead.TURN_WAIT_S", 30.0)
+    log: list[tuple[str, int, str]] = []
+    feed = feed_ahead(RecordingFeed.open(SAMPLE), lambda frame, _: _Backstop(int(frame.index), log))
+    try:
+        assert feed.read() is not None  # the first frame: asked for before it was read
+        time.sleep(0.3)  # the worker reads frame 1 ahead meanwhile
+        assert feed.read() is not None
+        # and frame 2, whose backstop is made before the loop even takes the frame
+        assert _wait_for(log, ("backstop", 2, "feed backstop"), 5.0) < 5.0
+        frame = feed.read()
+        assert frame is not None and frame.index == 2
+    finally:
+        feed.close()
 
 
 def test_an_error_in_the_feed_comes_out_of_the_read_of_its_frame(tmp_path: Path) -> None:

@@ -37,8 +37,8 @@ COARSE_EVERY + 1. The first frame (and the first after `reset`, a change of fram
 GAP_S between frames) is a full fine scan, as is every frame when `fine_every` is 1.
 
 The backstop scans depend on nothing but the frame and its number, and only the next frame needs them: so a
-frame waits for none. The live view's feed makes them on its worker once the frame has gone to the loop
-(session/feed_ahead.py), the replay's read-ahead with the frame (session/read_ahead.py); either way the next
+frame waits for none. The live view's feed makes them on a thread of its own once the frame has gone to the loop
+(with a camera: once the loop is done with it; session/feed_ahead.py), the replay's read-ahead with the frame (session/read_ahead.py); either way the next
 frame's `detect` finds them made, or makes them (`Sweep.run`), and the tags come out the same. The tiles that
 tell where the picture changed are made ahead too (`scan_ahead`); `detect` takes them as `ahead`.
 
@@ -259,8 +259,8 @@ def sweep_cells(width: int, height: int, count: int, reach_px: float, tile: int)
 class Sweep:
     """The backstop scans of one frame: the coarse scan of the whole frame (on the frames COARSE_EVERY divides)
     and the fine scan of the sweep's cell for its number (`WindowedDetector.sweep_for`). Made once, by whichever
-    thread asks first (`run`): the feed's worker, once the frame has gone to the loop, or the loop at the next
-    frame. What it finds is looked for in the next frame's windows, so a frame waits for no backstop scan."""
+    thread asks first (`run`): the feed's backstop thread, once the frame has gone to the loop, or the loop at the
+    next frame. What it finds is looked for in the next frame's windows, so a frame waits for no backstop scan."""
 
     def __init__(self, gray: np.ndarray, key: tuple[int, int, int, int, Window], context_px: float) -> None:
         self.key = key

@@ -12,6 +12,10 @@ function fmtPm(pm) {
 const EVENT_LIMIT = 200;
 const PANEL_EVERY_MS = 250;
 // The side panel's figures (fps, latency, frame) are rewritten at most this often.
+const BOARD_EVERY_MS = 100;
+// A frame redraws the board at most this often (the newest positions, a timer drawing the last change): with bases
+// moving every frame, a board drawn 30 times a second cost the browser ~2.5 ms of its ~17 a frame (docs/bench.md).
+// A player's own change (a selection, a layer, an answer) draws it at once.
 let panelShownAt = -Infinity;
 function setText(id, text) {
   const el = document.getElementById(id);
@@ -97,7 +101,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   const camera = document.getElementById("camera");
   const board = document.getElementById("board");
   const events = document.getElementById("events");
-  const state = { msg: null, terrain: [], answer: null, selected: null, bitmapSize: null, correcting: null };
+  const state = { msg: null, terrain: [], answer: null, selected: null, bitmapSize: null, correcting: null, boardFrame: null };
   window.tablesight = state;
 
   async function loadTerrain() {
@@ -152,7 +156,9 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   const layers = startLayers(document.querySelector(".views"), () => redraw(null));
 
   let lastBitmap = null;
-  function redraw(bitmap) {
+  // redraw(bitmap, true): a frame came (its picture, or null when it had none); redraw(null): the player changed
+  // what shows, and the board is drawn at once.
+  function redraw(bitmap, fromFrame = false) {
     if (bitmap && bitmap !== lastBitmap) { if (lastBitmap) lastBitmap.close(); lastBitmap = bitmap; }
     bitmap = bitmap || lastBitmap;
     const msg = state.msg;
@@ -162,22 +168,35 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     drawCamera(camera, bitmap, msg, extra, { shapes: layers.pixel(msg ? msg.image_shapes : [], sel) });
     const focus = [...new Set(mine.image_shapes.map((x) => x.u).filter((u) => u !== null && u !== undefined))].join(",");
     if (camera.dataset.focusUnits !== focus) camera.dataset.focusUnits = focus;  // an attribute written restyles the page
+    if (fromFrame && performance.now() - boardDrawnAt < BOARD_EVERY_MS) {
+      if (boardTimer === null) boardTimer = setTimeout(redrawBoard, boardDrawnAt + BOARD_EVERY_MS - performance.now());
+      return;
+    }
+    redrawBoard();
+  }
+
+  // The board shows positions, not the picture: drawn again only when something on it changed as far as it can
+  // show (a table standing still costs the browser its camera view alone, ~a fifth less a frame).
+  function redrawBoard() {
+    if (boardTimer !== null) { clearTimeout(boardTimer); boardTimer = null; }
+    const msg = state.msg;
+    const sel = state.selected;
+    const mine = focusOf(msg);
     const terrain = layers.terrain(state.terrain);
     const extraOverlays = layers.inch([...mine.overlays, ...(state.answer ? state.answer.overlays || [] : [])], sel);
     const overlays = layers.inch(msg ? msg.overlays : [], sel);
     const names = layers.names();
-    // The board shows positions, not the picture: drawn again only when something on it changed as far as it can
-    // show (a table standing still costs the browser its camera view alone, ~a fifth less a frame).
     const units = ((msg && msg.units) || []).map((u) => ({ tag: u.tag, x: u.x, y: u.y, yaw_deg: u.yaw_deg, r: u.radius_in, colour: u.colour, name: u.name }));
     const key = JSON.stringify([msg && msg.board, units, overlays, extraOverlays, names, sel, board.clientWidth,
       board.clientHeight, window.devicePixelRatio], asShownOnBoard) + JSON.stringify(terrain);
-    if (key !== boardKey) {
-      boardKey = key;
-      drawBoard(board, msg, terrain, extraOverlays, { overlays, names });
-      board.dataset.draws = String(Number(board.dataset.draws || 0) + 1);
-    }
+    state.boardFrame = msg ? msg.frame_index : null;  // the frame whose positions the board shows
+    if (key === boardKey) return;
+    boardKey = key;
+    boardDrawnAt = performance.now();
+    drawBoard(board, msg, terrain, extraOverlays, { overlays, names });
+    board.dataset.draws = String(Number(board.dataset.draws || 0) + 1);
   }
-  let boardKey = null;
+  let boardKey = null, boardDrawnAt = -Infinity, boardTimer = null;
   board.addEventListener("contextrestored", () => { boardKey = null; });  // a canvas the browser had to clear
   // Inches to 0.02" and angles to 2 degrees, a fraction of a board pixel: a still base whose measured position
   // flickers in the third decimal (its ± is larger) is not drawn again for it. Only what the board draws of a unit
@@ -192,7 +211,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       state.msg = msg;
       if (state.answer && state.selected !== state.answer.unit) state.answer = null;
       if (state.answer) followAnswer(msg);
-      redraw(bitmap);
+      redraw(bitmap, true);
       const st = msg.status || {};
       const now = performance.now();
       if (now - panelShownAt >= PANEL_EVERY_MS) {  // words change a few times a second: each change costs a layout
