@@ -6,9 +6,9 @@ keeps, encoded and decoded, session/recording.py) and runs `prepare(frame, detec
 work that the frame needs before its turn and that depends on nothing but the frame (`Pipeline.prepare`: grey
 image, its tiles, which tell where the picture changed and which tags stand still). The loop then takes the frame
 with `read()` and its prepared part from `prepared` (None when there was nothing to prepare it with, or it
-failed: the pipeline then does that work itself and meets the problem in its place). Once the frame is handed
-over, the worker runs `then(frame)` (the page's picture of it, which the page needs as soon as the loop is done)
-and goes on to the next frame, and a second thread, the backstop thread, runs the prepared part's
+failed: the pipeline then does that work itself and meets the problem in its place). Once the frame is ready
+for the loop, the worker runs `then(frame)` (the page's picture of it, which the page needs as soon as the loop
+is done) and goes on to the next frame, and a second thread, the backstop thread, runs the prepared part's
 `backstop(detector)` (the frame's coarse scan and sweep cell, ~5 ms of a core at 1080p, which the loop looks at
 only in the next frame): C calls that release the interpreter lock, off the frame's way to the page.
 
@@ -16,7 +16,8 @@ When the loop keeps up with its feed (it asked for the frame before the feed gav
 frame at once, and the backstop waits until the loop moves on (asks for its next frame, seeks or closes; at most
 TURN_WAIT_S): made while the loop rules the frame, it would take the second core from the loop, and the frame
 would reach the page later (docs/bench.md, "camera at 30 fps"). A loop that is behind (a recording played flat
-out) finds its next frame read already, and that frame's backstop is made at once, beside the loop.
+out) finds its next frame read already, and that frame's backstop is made at once, beside the loop. A seek or a
+close drops the backstops not yet made of the frames asked for before it: no frame will look at them.
 
 One frame is read ahead, never more: a camera's frame is at most one frame older than it would have been, and
 `read_at` says when it was read (the page's latency counts from there). An error from the feed comes out of the
@@ -47,7 +48,8 @@ Then = Callable[[Any], None]
 After = Callable[[tuple[Any, Any, float]], None]
 """(frame, prepared, read at) -> None: what the worker does once a frame is handed over."""
 WORKER_JOIN_S = 10.0
-"""Longest wait, at close, for the worker to finish what it does after a frame (its detector is released then)."""
+"""Longest wait, at close, for the worker and then for the backstop thread to finish what they do after a frame
+(each releases its detector then)."""
 TURN_WAIT_S = 0.1
 """Longest wait of a frame's backstop scans for the loop to move on from the frame (see the module docstring)."""
 
@@ -67,8 +69,9 @@ class FeedAhead:
         """The worker thread's requests (None: no worker yet; a None request ends it)."""
         self._worker: threading.Thread | None = None
         self._detector: TagDetector | None = None
-        self._backstops: queue.SimpleQueue[tuple[Callable[[TagDetector], Any], int | None] | None] | None = None
-        """The backstop thread's requests: (a frame's `backstop`, the loop's turns it waits past or None)."""
+        self._backstops: queue.SimpleQueue[tuple[Callable[[TagDetector], Any], int | None, int] | None] | None = None
+        """The backstop thread's requests: (a frame's `backstop`, the loop's turns it waits past or None, the
+        drops when it was asked for)."""
         self._backstopper: threading.Thread | None = None
         self.prepared: Any = None
         """The prepared part of the frame the last `read()` returned (None: not prepared)."""
@@ -80,6 +83,13 @@ class FeedAhead:
         self._paced = False
         """The worker's: the loop asked for the frame it reads now before the feed gave it (the feed sets the pace:
         a camera), so the loop rules it as soon as it comes."""
+        self._ruling = 0
+        """The worker's: the loop's turns when the feed gave that frame (the loop rules it until its next turn)."""
+        self._drops = 0
+        """How many times the frame read ahead was dropped (a seek, a close): the backstops of frames asked for
+        before are wanted by no one."""
+        self._asked_drops = 0
+        """The worker's: the drops when the frame it reads now was asked for."""
         self.read_at = 0.0
         """Wall clock (time.time) when the frame the last `read()` returned came: when the camera gave it (its
         `at`; else when it was read from a live feed), when it was taken from a recording (played at its pace,
@@ -99,7 +109,8 @@ class FeedAhead:
             self._backstopper = threading.Thread(target=self._backstop_work, args=(self._backstops,),
                                                  name="feed backstop", daemon=True)
             self._backstopper.start()
-        self._jobs.put((lambda: self._fetch(fut), fut, self._after))
+        drops = self._drops
+        self._jobs.put((lambda: self._fetch(fut, drops), fut, self._after))
         return fut
 
     def _turn(self) -> None:
@@ -109,32 +120,36 @@ class FeedAhead:
             self._turned.notify_all()
 
     def _after(self, got: tuple[Any, Any, float]) -> None:
-        """On the worker, once a frame is handed over: `then` (the page's picture), then the frame's backstop scans
-        (`prepared.backstop`, which the loop needs only at the next frame) to the backstop thread, to be made once
-        the loop has moved on from the frame if the feed set the pace (`_paced`: the loop was waiting for it, so
-        it rules it now), else at once. The worker goes on to the next frame meanwhile. What fails here is made
+        """On the worker, once a frame is ready for the loop: `then` (the page's picture), then the frame's backstop
+        scans (`prepared.backstop`, which the loop needs only at the next frame) to the backstop thread, to be made
+        once the loop has moved on from the frame if the feed set the pace (`_paced`: the loop was waiting for it,
+        so it rules it now), else at once. The worker goes on to the next frame meanwhile. What fails here is made
         again where it is needed."""
         frame, prepared, _ = got
         if frame is None:
             return
-        handed = self._turns
         if self._then is not None:
             with contextlib.suppress(Exception):
                 self._then(frame)
         backstop = getattr(prepared, "backstop", None)
-        if backstop is not None and self._backstops is not None:
-            self._backstops.put((backstop, handed if self._paced else None))
+        if backstop is not None and self._backstops is not None and self._backstopper is not None \
+                and self._backstopper.is_alive():  # else the loop makes them itself, when it needs them
+            self._backstops.put((backstop, self._ruling if self._paced else None, self._asked_drops))
 
-    def _backstop_work(self, jobs: queue.SimpleQueue[tuple[Callable[[TagDetector], Any], int | None] | None]) -> None:
+    def _backstop_work(self, jobs: queue.SimpleQueue[tuple[Callable[[TagDetector], Any], int | None, int] | None],
+                       ) -> None:
         """The backstop thread: each frame's backstop scans, with a detector of its own (released as it ends),
-        once the loop's turns pass the request's (at most TURN_WAIT_S later), until a None request."""
+        once the loop's turns pass the request's (at most TURN_WAIT_S later), unless the frame read ahead was
+        dropped since it was asked for; until a None request."""
         detector: TagDetector | None = None
         try:
             while (job := jobs.get()) is not None:
-                backstop, handed = job
-                if handed is not None:
+                backstop, ruling, drops = job
+                if ruling is not None:
                     with self._turned:
-                        self._turned.wait_for(lambda: self._turns > handed, TURN_WAIT_S)  # noqa: B023 - used at once
+                        self._turned.wait_for(lambda: self._turns > ruling, TURN_WAIT_S)  # noqa: B023 - used at once
+                if drops != self._drops:
+                    continue
                 with contextlib.suppress(Exception):
                     detector = detector or TagDetector(at_exit=False)
                     backstop(detector)
@@ -153,9 +168,11 @@ class FeedAhead:
         """A frame is being (or has been) read ahead and not taken yet."""
         return self._next is not None
 
-    def _fetch(self, fut: Future[tuple[Any, Any, float]] | None = None) -> tuple[Any, Any, float]:
+    def _fetch(self, fut: Future[tuple[Any, Any, float]] | None = None, drops: int = 0) -> tuple[Any, Any, float]:
         frame = self.inner.read()
+        self._asked_drops = drops
         self._paced = fut is not None and self._asked is fut
+        self._ruling = self._turns
         at = getattr(frame, "at", None) or time.time()  # a camera's frame is as old as when the camera gave it
         prepared = None
         if frame is not None:
@@ -185,6 +202,7 @@ class FeedAhead:
 
     def _drop(self) -> None:
         """Wait for the frame being read, if any, and drop it (with any error it met)."""
+        self._drops += 1
         self._turn()
         fut, self._next = self._next, None
         if fut is not None:

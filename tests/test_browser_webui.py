@@ -143,8 +143,8 @@ def test_the_board_is_drawn_again_only_when_what_it_shows_changed(server: tuple[
 
 def test_with_bases_moving_every_frame_the_board_is_drawn_ten_times_a_second_and_ends_where_they_stand(
         tmp_path: Path, page: Any) -> None:
-    """The stress sample (eight bases, some moving every frame) played flat out: the camera view is drawn with
-    every frame, the top-down board at most every 100 ms (each board costs the browser a draw of every base,
+    """The stress sample (eight bases, moving in many of its frames) played flat out: the camera view is drawn
+    with every frame, the top-down board at most every 100 ms (each board costs the browser a draw of every base,
     overlay and name); after the last frame the board shows every unit where that frame has it."""
     from session.settings import Settings
 
@@ -153,10 +153,13 @@ def test_with_bases_moving_every_frame_the_board_is_drawn_ten_times_a_second_and
                         setup_dir=tmp_path / "setup")
     with running_server(settings) as (url, app):
         app.state.runtime.live.set_speed(16.0)
+        page.add_init_script("""document.addEventListener('DOMContentLoaded', () => { window.__boards = [];
+            new MutationObserver(() => window.__boards.push(performance.now()))
+              .observe(document.getElementById('board'), { attributeFilter: ['data-draws'] }); });""")
         page.goto(url + "/")
         page.wait_for_function("document.getElementById('camera').dataset.frame === '69'", timeout=60000)
         page.wait_for_timeout(300)  # the board's last draw is due at most 100 ms after the last frame
-        drawn, draws, found, board_frame = page.evaluate(
+        drawn, boards, found, board_frame = page.evaluate(
             """async () => {
                 const { boardView, layoutSize } = await import('/static/overlay.js');
                 const c = document.getElementById('board'), msg = window.tablesight.msg;
@@ -166,12 +169,12 @@ def test_with_bases_moving_every_frame_the_board_is_drawn_ten_times_a_second_and
                   const [px, py] = view.toPx(u.x - Math.cos(a) * r, u.y - Math.sin(a) * r);
                   return [u.tag, u.colour, Array.from(ctx.getImageData(Math.round(px * k), Math.round(py * k), 1, 1).data)];
                 });
-                return [window.tablesightDrawn.map((r) => r[2]), Number(c.dataset.draws), found, window.tablesight.boardFrame];
+                return [window.tablesightDrawn.map((r) => r[2]), window.__boards, found, window.tablesight.boardFrame];
             }"""
         )
-    span = drawn[-1] - drawn[0]
     assert len(drawn) >= 40, len(drawn)
-    assert 2 <= draws <= 2 + span * 10.0 and draws < len(drawn) / 2, (draws, len(drawn), span)
+    gaps = [b - a for a, b in zip(boards, boards[1:])]
+    assert len(boards) >= 3 and min(gaps) >= 90.0, boards  # ms between two draws of the board (a timer's slack aside)
     assert board_frame == 69  # the last frame's positions, drawn by the board's timer after the frames stopped
     assert len(found) >= 6
     for tag, colour, rgba in found:  # the unit's colour, 85 % over the table's green

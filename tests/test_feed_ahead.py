@@ -26,7 +26,8 @@ def _prepare(frame: Any, detector: TagDetector) -> tuple[int, tuple[int, ...]]:
 
 
 def _workers() -> int:
-    return sum(1 for t in threading.enumerate() if t.name == "feed ahead")
+    """The feeds' threads running: each feed's worker and backstop thread."""
+    return sum(1 for t in threading.enumerate() if t.name in ("feed ahead", "feed backstop"))
 
 
 def test_frames_come_in_order_each_with_its_own_prepared_part_and_close_ends_the_worker() -> None:
@@ -42,7 +43,7 @@ def test_frames_come_in_order_each_with_its_own_prepared_part_and_close_ends_the
         assert ids == tuple(sorted(t.id for t in detect_tags(gray_frame(frame.image))))
         seen.append(frame.index)
     assert seen == sorted(seen) and len(set(seen)) == 6
-    assert feed.pending and _workers() == before + 1  # one worker, whatever the number of frames
+    assert feed.pending and _workers() == before + 2  # a worker and a backstop thread, for any number of frames
     feed.seek(0)  # the frame read ahead is dropped: the next one is the first again
     assert not feed.pending
     first = feed.read(ahead=False)
@@ -73,10 +74,12 @@ def test_the_worker_makes_each_frames_picture_then_the_backstop_thread_its_backs
     feed = feed_ahead(RecordingFeed.open(SAMPLE), lambda frame, _: _Backstop(int(frame.index), log),
                       then=lambda frame: log.append(("picture", int(frame.index), threading.current_thread().name)))
     parts = []
-    for _ in range(3):
+    for _ in range(4):
         assert feed.read() is not None
         parts.append(feed.prepared)
+    _wait_for(log, ("backstop", 2, "feed backstop"), 5.0)
     feed.close()
+    parts = parts[:3]
     assert all(isinstance(p.detector, TagDetector) for p in parts)
     assert len({id(p.detector) for p in parts}) == 1  # the backstop thread's own, frame after frame
     pictures = [e for e in log if e[0] == "picture"]
@@ -137,6 +140,48 @@ def test_a_frame_the_loop_waited_for_has_its_backstop_made_once_the_loop_moves_o
         assert _wait_for(log, ("backstop", 2, "feed backstop"), 5.0) < 5.0
     finally:
         camera.give(0.0)
+        feed.close()
+
+
+def test_a_loop_that_does_not_move_on_has_the_backstop_made_after_the_longest_wait(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loop still on its frame after TURN_WAIT_S (a slow frame, a pause) does not hold the backstop up longer."""
+    monkeypatch.setattr("session.feed_ahead.TURN_WAIT_S", 0.4)
+    log: list[tuple[str, int, str]] = []
+    camera = _Camera()
+    feed = feed_ahead(camera, lambda frame, _: _Backstop(int(frame.index), log))
+    try:
+        camera.give(0.05)
+        assert feed.read() is not None
+        time.sleep(0.1)
+        assert ("backstop", 0, "feed backstop") not in log
+        assert _wait_for(log, ("backstop", 0, "feed backstop"), 5.0) < 5.0  # without the loop's next ask
+    finally:
+        camera.give(0.0)
+        feed.close()
+
+
+def test_a_seek_drops_the_backstops_asked_for_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replay page seeks: the backstop scans of the frames before the seek, which no frame will look at, are
+    not made (they would take a core from the frames after it)."""
+    monkeypatch.setattr("session.feed_ahead.TURN_WAIT_S", 30.0)
+    log: list[tuple[str, int, str]] = []
+    feed = feed_ahead(RecordingFeed.open(SAMPLE), lambda frame, _: _Backstop(int(frame.index), log))
+    assert isinstance(feed, SeekableFeedAhead)
+    try:
+        frame = feed.read()  # asked for before it was read: its backstop waits for the loop to move on
+        assert frame is not None and frame.index == 0
+        feed.seek(0)
+        frame = feed.read()
+        assert frame is not None and frame.index == 0
+        time.sleep(0.3)  # the worker reads frame 1 ahead
+        frame = feed.read()
+        assert frame is not None and frame.index == 1
+        time.sleep(0.3)  # and frame 2, whose backstop is made at once
+        _wait_for(log, ("backstop", 2, "feed backstop"), 5.0)
+        # frames 0 and 1 once each: after the seek, not before it
+        assert [e[1] for e in log] == [0, 1, 2], log
+    finally:
         feed.close()
 
 

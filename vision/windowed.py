@@ -37,10 +37,11 @@ COARSE_EVERY + 1. The first frame (and the first after `reset`, a change of fram
 GAP_S between frames) is a full fine scan, as is every frame when `fine_every` is 1.
 
 The backstop scans depend on nothing but the frame and its number, and only the next frame needs them: so a
-frame waits for none. The live view's feed makes them on a thread of its own once the frame has gone to the loop
-(with a camera: once the loop is done with it; session/feed_ahead.py), the replay's read-ahead with the frame (session/read_ahead.py); either way the next
-frame's `detect` finds them made, or makes them (`Sweep.run`), and the tags come out the same. The tiles that
-tell where the picture changed are made ahead too (`scan_ahead`); `detect` takes them as `ahead`.
+frame waits for none. The live view's feed makes them on a thread of its own once the frame has gone to the
+loop (from a camera: once the loop is done with it; session/feed_ahead.py), the replay's read-ahead with the
+frame (session/read_ahead.py); either way the next frame's `detect` finds them made, or makes them
+(`Sweep.run`), and the tags come out the same. The tiles that tell where the picture changed are made ahead
+too (`scan_ahead`); `detect` takes them as `ahead`.
 
 A tag seen last frame, not at the frame's edge, and not found in its window (slid further than the margin,
 lifted, covered) gets, in the same frame, a scan of a reach window round where it was (`REACH_SIDES` sides
