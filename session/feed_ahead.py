@@ -80,16 +80,13 @@ class FeedAhead:
         self._turned = threading.Condition()
         self._asked: Future[tuple[Any, Any, float]] | None = None
         """The frame the loop asked for last (its future): one it took, or waits for."""
-        self._paced = False
-        """The worker's: the loop asked for the frame it reads now before the feed gave it (the feed sets the pace:
-        a camera), so the loop rules it as soon as it comes."""
-        self._ruling = 0
-        """The worker's: the loop's turns when the feed gave that frame (the loop rules it until its next turn)."""
         self._drops = 0
         """How many times the frame read ahead was dropped (a seek, a close): the backstops of frames asked for
         before are wanted by no one."""
-        self._asked_drops = 0
-        """The worker's: the drops when the frame it reads now was asked for."""
+        self._handing: tuple[int | None, int] = (None, 0)
+        """The worker's, for the frame it reads now: (the loop's turns its backstop waits past, or None: made at
+        once; the drops when it was asked for). It waits when the loop asked for the frame before the feed gave it
+        (the feed sets the pace: a camera), since the loop then rules it at once."""
         self.read_at = 0.0
         """Wall clock (time.time) when the frame the last `read()` returned came: when the camera gave it (its
         `at`; else when it was read from a live feed), when it was taken from a recording (played at its pace,
@@ -122,8 +119,8 @@ class FeedAhead:
     def _after(self, got: tuple[Any, Any, float]) -> None:
         """On the worker, once a frame is ready for the loop: `then` (the page's picture), then the frame's backstop
         scans (`prepared.backstop`, which the loop needs only at the next frame) to the backstop thread, to be made
-        once the loop has moved on from the frame if the feed set the pace (`_paced`: the loop was waiting for it,
-        so it rules it now), else at once. The worker goes on to the next frame meanwhile. What fails here is made
+        once the loop has moved on from the frame if the feed set the pace (`_handing`: the loop was waiting for
+        it, so it rules it now), else at once. The worker goes on to the next frame meanwhile. What fails here is made
         again where it is needed."""
         frame, prepared, _ = got
         if frame is None:
@@ -134,7 +131,7 @@ class FeedAhead:
         backstop = getattr(prepared, "backstop", None)
         if backstop is not None and self._backstops is not None and self._backstopper is not None \
                 and self._backstopper.is_alive():  # else the loop makes them itself, when it needs them
-            self._backstops.put((backstop, self._ruling if self._paced else None, self._asked_drops))
+            self._backstops.put((backstop, *self._handing))
 
     def _backstop_work(self, jobs: queue.SimpleQueue[tuple[Callable[[TagDetector], Any], int | None, int] | None],
                        ) -> None:
@@ -170,9 +167,7 @@ class FeedAhead:
 
     def _fetch(self, fut: Future[tuple[Any, Any, float]] | None = None, drops: int = 0) -> tuple[Any, Any, float]:
         frame = self.inner.read()
-        self._asked_drops = drops
-        self._paced = fut is not None and self._asked is fut
-        self._ruling = self._turns
+        self._handing = (self._turns if fut is not None and self._asked is fut else None, drops)
         at = getattr(frame, "at", None) or time.time()  # a camera's frame is as old as when the camera gave it
         prepared = None
         if frame is not None:
