@@ -172,7 +172,7 @@ function startDeclare() {
     if (sel !== unit) { unit = sel; refresh(); }
   }
 
-  refresh();
+  // first shown once the games' titles are known (`titles`, from /api/setup): not a moment with the game's key
   timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
   return { refresh, frame, titles(t) { titles = t; shown = ""; refresh(); }, stop() { clearInterval(timer); } };
 }
