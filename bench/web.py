@@ -63,6 +63,8 @@ START_TIMEOUT_S = 60.0
 MAX_WATCHERS = 64
 CAMERA_FPS = 30.0
 """The frame rate of the recording served as a camera (`camera_stream`): a webcam's."""
+MIN_CAMERA_FPS, MAX_CAMERA_FPS = 1.0, 120.0
+"""The frame rates `run_web_bench` serves a camera at."""
 DRAWN_JS = "window.tablesightDrawn ? window.tablesightDrawn.splice(0) : []"
 
 
@@ -188,13 +190,15 @@ def camera_stream(session: Path, fps: float = CAMERA_FPS) -> Iterator[str]:
 
 
 @contextmanager
-def serving_camera(session: Path, work: Path, record: bool = True) -> Iterator[tuple[str, Any]]:
-    """The real web server watching `session` as a network camera (`camera_stream`), with the recording's
-    calibration and roster, recording it as a camera is recorded unless `record` is False; yields (base URL, app)."""
+def serving_camera(session: Path, work: Path, record: bool = True, fps: float = CAMERA_FPS,
+                   ) -> Iterator[tuple[str, Any]]:
+    """The real web server watching `session` as a network camera (`camera_stream`, `fps` frames a second), with
+    the recording's calibration and roster, recording it as a camera is recorded unless `record` is False; yields
+    (base URL, app)."""
     from session.settings import Settings
     from webui.server import create_app
 
-    with camera_stream(session) as stream:
+    with camera_stream(session, fps) as stream:
         settings = Settings(host="127.0.0.1", port=_free_port(), source_kind="camera", source=stream,
                             calibration_file=session / "calibration.json", roster_file=session / "roster.json",
                             game=_session_game(session), sessions_dir=work / "sessions", setup_dir=work / "setup",
@@ -452,6 +456,7 @@ def run_web_bench(
     chromium: Path = CHROMIUM,
     rounds: int = 3,
     camera: bool = True,
+    camera_fps: Sequence[float] = (CAMERA_FPS,),
 ) -> dict[str, Any]:
     """Measure the web UI (see the module docstring); figures in fps and milliseconds, as a JSON-ready dict.
 
@@ -459,8 +464,9 @@ def run_web_bench(
     recording played (default: the bundled sample session); latency_seconds: each latency window (default
     `seconds`); latency=False skips the browser; camera: also measure the latency of `session` served as a
     30 fps network camera (`camera_stream`) to a server that records it, counted from when each frame came (it
-    needs the session's calibration.json and roster.json). Takes about 4 x rounds x seconds + 3 x latency_seconds +
-    start-up.
+    needs the session's calibration.json and roster.json); camera_fps: the camera's frame rates, each once a round
+    (a lower rate than a webcam's shows how the latency falls as the machine's cores are less busy). Takes about
+    4 x rounds x seconds + (2 + rounds x rates) x latency_seconds + start-up.
 
     windows: `rounds` rounds of nobody, 1, `watchers` fast and `watchers` slow, one after the other, so that
     a change in the machine's other load hits every kind of window alike. Each row: pipeline fps, this
@@ -478,6 +484,10 @@ def run_web_bench(
     lat_s = seconds if latency_seconds is None else float(latency_seconds)
     if latency and not (0.5 <= lat_s <= 600):
         raise WebBenchError(f"A latency window of {lat_s} s is out of range; use 0.5 to 600 seconds.")
+    if not camera_fps or not all(MIN_CAMERA_FPS <= f <= MAX_CAMERA_FPS for f in camera_fps):
+        rates = ", ".join(f"{f:g}" for f in camera_fps) or "none"
+        raise WebBenchError(f"Camera rates of {rates} fps are out of range; give one or more, each "
+                            f"{MIN_CAMERA_FPS:g} to {MAX_CAMERA_FPS:g} frames a second.")
     if latency and not chromium.exists():
         raise WebBenchError(f"Chromium is not at {chromium}; install Debian's chromium package or skip latency.")
     path = _check_session(session)
@@ -509,9 +519,12 @@ def run_web_bench(
     if latency and camera and out["latency_error"] is None:  # the server above has stopped: the camera's alone
         cameras: list[dict[str, Any]] = []
         out["latency_error"] = _with_browser(chromium, lambda browser: cameras.extend(
-            {**_camera_window(browser, path, lat_s), "round": k + 1} for k in range(rounds)))
+            {**_camera_window(browser, path, lat_s, fps), "round": k + 1, "camera_fps": fps}
+            for k in range(rounds) for fps in camera_fps))
         out["latency"] += cameras
-        out["camera"] = camera_summary(cameras)
+        out["cameras"] = [{"camera_fps": fps, **(camera_summary([x for x in cameras if x["camera_fps"] == fps]) or {})}
+                          for fps in camera_fps]
+        out["camera"] = camera_summary([x for x in cameras if x["camera_fps"] == camera_fps[0]])
     out["load_avg_after"] = list(os.getloadavg())
     return out
 
@@ -547,16 +560,16 @@ def _with_browser(chromium: Path, use: Callable[[Any], Any]) -> str | None:
     return None
 
 
-def _camera_window(browser: Any, session: Path, seconds: float) -> dict[str, Any]:
-    """The latency window of a fresh server watching `session` as a 30 fps camera (`serving_camera`, recorded as
+def _camera_window(browser: Any, session: Path, seconds: float, fps: float = CAMERA_FPS) -> dict[str, Any]:
+    """The latency window of a fresh server watching `session` as an `fps` camera (`serving_camera`, recorded as
     a camera is), counted from when the camera gave each frame."""
     with tempfile.TemporaryDirectory(prefix="tablesight-bench-camera-") as tmp, \
-            serving_camera(session, Path(tmp)) as (url, app):
+            serving_camera(session, Path(tmp), fps=fps) as (url, app):
         live = app.state.runtime.live
         if not live.wait_for_frame(START_TIMEOUT_S):
             raise RuntimeError("the live loop published no frame of the camera")
         ws_url = url.replace("http://", "ws://") + "/ws/live"
-        return _latency_window(browser, url, live, ws_url, 0, seconds, name=f"camera at {CAMERA_FPS:g} fps")
+        return _latency_window(browser, url, live, ws_url, 0, seconds, name=f"camera at {fps:g} fps")
 
 
 def round_ratios(windows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
@@ -620,13 +633,15 @@ def format_web_bench(r: dict[str, Any]) -> str:
                          f"{lat['pipeline_fps']:>12.1f} {_f(lat['p50_ms'], '{:.0f}'):>7} "
                          f"{_f(lat['p95_ms'], '{:.0f}'):>7} {_f(lat['max_ms'], '{:.0f}'):>7} "
                          f"{_f(lat['pipeline_p50_ms'], '{:.0f}'):>15}")
-    cam = r.get("camera")
-    if cam:
-        lines.append(f"Camera over {cam['rounds']} round{'s' if cam['rounds'] > 1 else ''} (median, min-max): "
+    cams = r.get("cameras") or ([{"camera_fps": CAMERA_FPS, **r["camera"]}] if r.get("camera") else [])
+    for cam in (c for c in cams if c.get("rounds")):
+        target = (f"; target p95 <= 50 ms: {'met' if cam['p95_ms']['median'] <= 50 else 'NOT met'}"
+                  if cam["camera_fps"] == CAMERA_FPS else "")
+        lines.append(f"Camera at {cam['camera_fps']:g} fps over {cam['rounds']} round{'s' if cam['rounds'] > 1 else ''} "
+                     f"(median, min-max): "
                      f"p50 {cam['p50_ms']['median']:.0f} ms ({cam['p50_ms']['min']:.0f}-{cam['p50_ms']['max']:.0f}), "
                      f"p95 {cam['p95_ms']['median']:.0f} ms ({cam['p95_ms']['min']:.0f}-{cam['p95_ms']['max']:.0f}), "
-                     f"{cam['drawn_fps']['median']:.1f} frames drawn a second; target p95 <= 50 ms: "
-                     f"{'met' if cam['p95_ms']['median'] <= 50 else 'NOT met'}.")
+                     f"{cam['drawn_fps']['median']:.1f} frames drawn a second{target}.")
     return "\n".join(lines)
 
 

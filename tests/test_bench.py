@@ -210,6 +210,9 @@ def test_bench_prints_a_table_without_json(capsys: pytest.CaptureFixture[str]) -
         (["--web", "--rounds", "0"], "--rounds 1 to 20"),
         (["--web", "--watchers", "0"], "--watchers must be 1 to 50"),
         (["--web-army"], "--web-army chooses the table --web plays; add --web"),
+        (["--web", "--camera-fps", "fast"], "--camera-fps fast is not a list of frame rates"),
+        (["--web", "--camera-fps", "30,0"], "each 1 to 120"),
+        (["--camera-fps", "20"], "--camera-fps chooses the rates of --web's camera rows; add --web"),
     ],
 )
 def test_bench_bad_argument_exits_2_with_one_sentence(

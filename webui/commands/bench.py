@@ -26,6 +26,7 @@ from bench.replay import REPLAY_LABEL, record_replay_session
 from bench.report import format_table
 from bench.run import main_progress, run_bench
 from bench.scenes import DEFAULT_FRAMES, LIVE_FRAMES_PER_FRAME, LIVE_MIN_FRAMES, QUICK_FRAMES
+from bench.web import CAMERA_FPS, MAX_CAMERA_FPS, MIN_CAMERA_FPS
 from calibration.errors import InputError
 
 MAX_FRAMES = 200
@@ -56,6 +57,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, default=30.0, metavar="S", help="window length for --web (default 30)")
     p.add_argument("--rounds", type=int, default=3, metavar="R",
                    help="rounds of none/1/N/N-slow windows for --web, interleaved (default 3)")
+    p.add_argument("--camera-fps", default="30", metavar="F[,F...]",
+                   help="--web's camera rows: the rates the recording is served at as a camera, each once a round "
+                   "(default 30; e.g. 30,20 shows how the latency falls when the cores are less busy)")
     p.add_argument("--web-army", action="store_true",
                    help=f"--web plays the replay row's table ({WEB_ARMY_FRAMES} frames of 1080p, 40 bases with "
                    "figures, rendered first: ~1 min) instead of the bundled sample")
@@ -78,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
     if args.web and not (1 <= args.watchers <= 50 and 2.0 <= args.seconds <= 300.0 and 1 <= args.rounds <= 20):
         raise InputError("--watchers must be 1 to 50, --seconds 2 to 300 and --rounds 1 to 20 for --web; "
                          "pick values in those ranges.")
+    camera_fps = _rates(args.camera_fps)
+    if camera_fps != (CAMERA_FPS,) and not args.web:
+        raise InputError("--camera-fps chooses the rates of --web's camera rows; add --web.")
     report = run_bench(frames=frames, quick=args.quick, progress=main_progress, mounts=not args.no_mounts,
                        bare=args.bare).to_json()
     web_table = ""
@@ -90,10 +97,23 @@ def run(args: argparse.Namespace) -> int:
                 main_progress(f"web UI: rendering a {WEB_ARMY_FRAMES}-frame {REPLAY_LABEL} recording with 40 bases")
                 session = record_replay_session(Path(tmp) / "army", WEB_ARMY_FRAMES, bare=args.bare)
             main_progress(f"web UI: {args.watchers} watchers, {args.seconds:g} s windows")
-            web = run_web_bench(seconds=args.seconds, watchers=args.watchers, rounds=args.rounds, session=session)
+            web = run_web_bench(seconds=args.seconds, watchers=args.watchers, rounds=args.rounds, session=session,
+                                camera_fps=camera_fps)
         report["web"] = web
         web_table = "\n" + format_web_bench(web)
     if out is not None:
         out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report) if args.json else format_table(report) + web_table)
     return 0
+
+
+def _rates(text: str) -> tuple[float, ...]:
+    """--camera-fps: frames a second, comma-separated, each 1 to 120."""
+    try:
+        rates = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        rates = ()
+    if not rates or not all(MIN_CAMERA_FPS <= f <= MAX_CAMERA_FPS for f in rates):
+        raise InputError(f"--camera-fps {text} is not a list of frame rates; give rates such as 30 or 30,20, "
+                         f"each {MIN_CAMERA_FPS:g} to {MAX_CAMERA_FPS:g}.")
+    return rates
