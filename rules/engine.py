@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -356,6 +356,13 @@ class TurnStatus:
             out["turn"] = self.turn
         out["player"] = self.player
         return out
+
+
+def listed(words: Sequence[str]) -> str:
+    """Words as a sentence lists them: "A", "A and B", "A, B and C" ("" for none)."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _said(key: str, value: Json, name_of: Callable[[UnitId], str]) -> str:

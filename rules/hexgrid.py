@@ -190,6 +190,15 @@ class Edge:
         return {"hex": self.hex.to_json(), "dir": self.dir}
 
 
+def hex_words(v: Any) -> str:
+    """A hex as an action's words name it, "hex [q, r]", from a Hex or its JSON [q, r]; anything else as given."""
+    if isinstance(v, Hex):
+        return f"hex [{v.q}, {v.r}]"
+    if isinstance(v, list | tuple) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        return f"hex [{v[0]}, {v[1]}]"
+    return str(v)
+
+
 def edges_of(h: Hex) -> tuple[Edge, ...]:
     """The six edges of a hex, in direction order."""
     return tuple(Edge(h, d) for d in range(6))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -364,6 +364,20 @@ class HexSkirmish(Game):
         return len({f.owner for f in state.living()}) <= 1
 
     # ------------------------------------------------------------------ play
+
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
+        """A round's steps in the seed's words ("Roll the d20 for Initiative", "Choose Army Card"), units by name."""
+        p, u, kind = action.params, action.unit, action.kind
+        target = p.get("target")
+        if kind == "initiative" and not p:
+            return "roll the d20 for Initiative"
+        if kind == "choose" and u is not None and not p:
+            return f"choose {name_of(u)}'s army card"
+        if kind == "attack" and u is not None and isinstance(target, int) and set(p) == {"target"}:
+            return f"{name_of(u)} attacks {name_of(target)}"
+        if kind == "end_turn" and not p:
+            return "end the turn"
+        return super().describe(action, name_of)
 
     def legal_actions(self, state: SkirmishState, positions: Positions) -> list[Action]:
         if self.is_over(state):

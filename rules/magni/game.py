@@ -22,7 +22,7 @@ Hero ratings and attack values come from the players' roster; the seed gives non
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,9 +42,10 @@ from rules.engine import (
     Shape,
     UnitId,
     Verdict,
+    listed,
     register,
 )
-from rules.hexgrid import BoardError, Hex, Layout, parse_board, parse_hex, parse_layout
+from rules.hexgrid import BoardError, Hex, Layout, hex_words, parse_board, parse_hex, parse_layout
 from rules.magni.scoring import (
     ABOVE,
     BOARD_CELLS,
@@ -283,6 +284,17 @@ class Magni(Game):
         return self.new_state({"units": [dict(h) for h in EXAMPLE_TEAMS]}), {}
 
     # ------------------------------------------------------------------ play
+
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
+        """The Lead Units' fight for the centre and each placement, in the seed's words, units by name."""
+        p, u = action.params, action.unit
+        if action.kind == "lead" and p and all(isinstance(t, int) for t in p.values()):
+            leads = [f"{name_of(t)} ({player})" for player, t in p.items() if isinstance(t, int)]
+            return f"Lead Units {listed(leads)} fight for the centre"
+        if action.kind == "place" and u is not None and set(p) == {"hex"}:
+            where = "the centre" if p["hex"] == CENTRE.to_json() else hex_words(p["hex"])
+            return f"place {name_of(u)} on {where}"
+        return super().describe(action, name_of)
 
     def legal_actions(self, state: MagniState, positions: Positions) -> list[Action]:
         if state.phase == "lead":

@@ -50,6 +50,7 @@ from rules.engine import (
     TurnStatus,
     UnitId,
     Verdict,
+    listed,
     register,
 )
 from rules.geometry import all_pairs_sight
@@ -173,6 +174,19 @@ class Valknut(Game):
             return f"place a Runic Stockpile at ({float(x):.1f}, {float(y):.1f})"
         if kind == "choose_drop_zone" and "section" in p:
             return f"choose section {p['section']} as Drop Zone"
+        blessings, targets = p.get("blessings"), p.get("targets")
+        if kind == "assign_spirits" and u is not None and isinstance(blessings, list):
+            given: dict[tuple[int, str], int] = {}
+            for b in blessings:
+                if not (isinstance(b, list) and len(b) == 2 and isinstance(b[0], int) and isinstance(b[1], str)):
+                    return super().describe(action, name_of)
+                given[(b[0], b[1])] = given.get((b[0], b[1]), 0) + 1
+            said = [f"{effect.replace('_', ' ').title()}{f' x{n}' if n > 1 else ''} to {name_of(t)}"
+                    for (t, effect), n in given.items()]
+            return f"{who} assigns Spirit Blessings: {listed(said)}"
+        healed = [t for t in targets if isinstance(t, int)] if isinstance(targets, list) else []
+        if kind == "bear_restore" and u is not None and healed and isinstance(targets, list) and len(healed) == len(targets):
+            return f"{who} rolls 2d6 to restore HP to {listed([name_of(t) for t in healed])}"
         if kind == "pick_up_runestone" and u is not None:
             where = f"stockpile {p['stockpile']}" if "stockpile" in p else f"stone {p.get('stone', '?')} on the ground"
             return f"{who} picks up a Runestone from {where}"

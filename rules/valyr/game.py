@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -944,6 +944,23 @@ class Valyr(Game):
         return Result(new, positions, verdicts + more)
 
     # ------------------------------------------------------------------------------------ legal actions
+
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
+        """A round's and a turn's actions in the rule book's words, units by name."""
+        p, u, kind = action.params, action.unit, action.kind
+        target = p.get("target")
+        if kind == "attack" and u is not None and isinstance(target, int) and set(p) == {"target"}:
+            return f"{name_of(u)} attacks {name_of(target)}"
+        if kind == "ability" and u is not None and isinstance(p.get("name"), str) and set(p) <= {"name", "target"}:
+            on = "" if not isinstance(target, int) else " on itself" if target == u else f" on {name_of(target)}"
+            return f"{name_of(u)} uses {p['name']}{on}"
+        if kind == "end_turn" and not p:
+            return f"end {name_of(u)}'s turn" if u is not None else "end the turn"
+        if kind == "start_round" and not p:
+            return "start a new round"
+        if kind == "concede" and set(p) <= {"player"}:
+            return "concede the game"
+        return super().describe(action, name_of)
 
     def legal_actions(self, state: ValyrState, positions: Positions) -> list[Action]:
         """start_round between rounds; otherwise, for the unit(s) that may act: moves in 8 directions at half

@@ -79,7 +79,7 @@ from rules.engine import (
     Verdict,
     register,
 )
-from rules.hexgrid import Edge, Hex, direction_between, distance, neighbors
+from rules.hexgrid import Edge, Hex, direction_between, distance, hex_words, neighbors
 from rules.roster import parse_roster
 from rules.vigtavl.actions import candidates
 from rules.vigtavl.board import map_check, positions_of, scenario_board
@@ -826,6 +826,15 @@ def _take_development(state: VigtavlState, dev: Development, taker: str) -> tupl
     return _lost(state, victim), out
 
 
+def _between(v: Any) -> str:
+    """An edge given as an action's JSON in words, "between hex [q, r] and hex [q, r]"; "" if it is no edge."""
+    try:
+        a, b = parse_edge(v, "an edge").hexes
+    except ScenarioError:
+        return ""
+    return f"between {hex_words(a)} and {hex_words(b)}"
+
+
 def _edge(e: Edge) -> str:
     return f"[{e.hex.q}, {e.hex.r}, {e.dir}]"
 
@@ -1231,6 +1240,47 @@ class Vigtavl(Game):
         if p.hex is None or p.hex == cell:
             return None
         return Action("move", p.id, {"to": [cell.q, cell.r]})
+
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
+        """Vigtavl's actions in the rule book's words, units by name and hexes as [q, r]; a wall by the two hexes
+        it stands between."""
+        p, u, kind = action.params, action.unit, action.kind
+        who = name_of(u) if u is not None else ""
+        target, gun, freighter, keys = p.get("target"), p.get("artillery"), p.get("freighter"), set(p)
+        if kind == "attack" and u is not None and isinstance(target, int) and keys <= {"target", "mode", "occupy"}:
+            how = {"close": " in close combat", "ranged": " at range"}.get(str(p.get("mode")), "")
+            then = " and moves in if it wins" if p.get("occupy") else ""
+            return f"{who} attacks {name_of(target)}{how}{then}"
+        if kind == "fire_artillery" and u is not None and isinstance(target, int) and isinstance(gun, int) \
+                and keys == {"artillery", "target"}:
+            return f"{who} fires {name_of(gun)} at {name_of(target)}"
+        if kind == "seize" and u is not None and "hex" in p and keys <= {"hex", "target", "occupy"}:
+            what = "the artillery" if target == "artillery" else "the development"
+            then = " and moves onto it" if p.get("occupy") else ""
+            return f"{who} seizes {what} on {hex_words(p['hex'])}{then}"
+        if kind == "breach" and u is not None and keys == {"edge"} and (wall := _between(p["edge"])):
+            return f"{who} breaches the wall {wall}"
+        if kind == "build" and isinstance(p.get("kind"), str) and keys in ({"kind", "hex"}, {"kind", "edge"}):
+            thing = str(p["kind"])
+            if "edge" in p and (wall := _between(p["edge"])):
+                return f"build a wall {wall}"
+            if "hex" in p:
+                return f"build {'an' if thing[:1] in 'aeiou' else 'a'} {thing} on {hex_words(p['hex'])}"
+        if kind == "move_wall" and keys == {"from", "to"} and (old := _between(p["from"])) and (new := _between(p["to"])):
+            return f"move the wall {old} to {new}"
+        if kind == "discharge" and u is not None and keys == {"to"}:
+            return f"discharge {who} and recruit a new one on {hex_words(p['to'])}"
+        if kind == "load" and u is not None and isinstance(freighter, int) and keys == {"freighter"}:
+            return f"load {who} onto {name_of(freighter)}"
+        if kind == "place" and u is not None and keys == {"hex"}:
+            return f"place {who} on {hex_words(p['hex'])}"
+        if kind == "activate" and u is not None and not keys:
+            return f"activate {who}"
+        if kind == "finish" and not keys:
+            return f"finish {who}'s activation" if u is not None else "finish the unit's activation"
+        if kind in ("end_turn", "end_retaliation") and not keys:
+            return "end the turn" if kind == "end_turn" else "end the retaliation"
+        return super().describe(action, name_of)
 
     def legal_actions(self, state: VigtavlState, positions: Positions) -> list[Action]:
 

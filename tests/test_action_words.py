@@ -1,0 +1,114 @@
+"""The Declare panel's buttons say each game's actions in its rule book's words (`Game.describe`), units by name:
+never a parameter dump such as "assign spirits Blue 1 (blessings ((14, evasion)))"."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from rules.engine import Action, Game, find_game, game_names, listed
+
+NAMES = {10: "Red 1", 11: "Red 2", 12: "Red 3", 20: "Blue 1", 21: "Blue 2", 31: "Blue Cog"}
+
+
+def words(game: str, action: Action) -> str:
+    return find_game(game).describe(action, lambda u: NAMES.get(u, f"tag {u}"))
+
+
+def test_listed_says_a_list_as_a_sentence() -> None:
+    assert [listed(w) for w in ([], ["A"], ["A", "B"], ["A", "B", "C"])] == ["", "A", "A and B", "A, B and C"]
+
+
+@pytest.mark.parametrize(
+    ("game", "action", "said"),
+    [
+        ("hex_skirmish", Action("initiative"), "roll the d20 for Initiative"),
+        ("hex_skirmish", Action("choose", 10), "choose Red 1's army card"),
+        ("hex_skirmish", Action("attack", 10, {"target": 20}), "Red 1 attacks Blue 1"),
+        ("hex_skirmish", Action("end_turn"), "end the turn"),
+        ("magni", Action("lead", None, {"red": 10, "blue": 20}), "Lead Units Red 1 (red) and Blue 1 (blue) fight for the centre"),
+        ("magni", Action("place", 11, {"hex": [2, -1]}), "place Red 2 on hex [2, -1]"),
+        ("magni", Action("place", 11, {"hex": [0, 0]}), "place Red 2 on the centre"),
+        ("valyr", Action("attack", 11, {"target": 20}), "Red 2 attacks Blue 1"),
+        ("valyr", Action("ability", 21, {"name": "Mend", "target": 20}), "Blue 2 uses Mend on Blue 1"),
+        ("valyr", Action("ability", 21, {"name": "Mend", "target": 21}), "Blue 2 uses Mend on itself"),
+        ("valyr", Action("ability", 21, {"name": "Rally"}), "Blue 2 uses Rally"),
+        ("valyr", Action("end_turn", 20), "end Blue 1's turn"),
+        ("valyr", Action("start_round"), "start a new round"),
+        ("valyr", Action("concede", None, {"player": "blue"}), "concede the game"),
+        ("valknut", Action("assign_spirits", 10, {"blessings": [[10, "evasion"]]}),
+         "Red 1 assigns Spirit Blessings: Evasion to Red 1"),
+        ("valknut", Action("assign_spirits", 10, {"blessings": [[10, "evasion"], [11, "armor"], [10, "evasion"]]}),
+         "Red 1 assigns Spirit Blessings: Evasion x2 to Red 1 and Armor to Red 2"),
+        ("valknut", Action("bear_restore", 11, {"targets": [11, 12]}), "Red 2 rolls 2d6 to restore HP to Red 2 and Red 3"),
+        ("vigtavl", Action("attack", 10, {"target": 20}), "Red 1 attacks Blue 1"),
+        ("vigtavl", Action("attack", 10, {"target": 20, "mode": "close", "occupy": True}),
+         "Red 1 attacks Blue 1 in close combat and moves in if it wins"),
+        ("vigtavl", Action("attack", 10, {"target": 20, "mode": "ranged"}), "Red 1 attacks Blue 1 at range"),
+        ("vigtavl", Action("fire_artillery", 10, {"artillery": 12, "target": 20}), "Red 1 fires Red 3 at Blue 1"),
+        ("vigtavl", Action("seize", 10, {"hex": [1, 0]}), "Red 1 seizes the development on hex [1, 0]"),
+        ("vigtavl", Action("seize", 10, {"hex": [0, -1], "target": "artillery", "occupy": True}),
+         "Red 1 seizes the artillery on hex [0, -1] and moves onto it"),
+        # an edge [q, r, dir]: direction 2 of [-1, 3] is its neighbour [-1, 2] (docs/hex_boards.md)
+        ("vigtavl", Action("breach", 11, {"edge": [-1, 3, 2]}), "Red 2 breaches the wall between hex [-1, 3] and hex [-1, 2]"),
+        ("vigtavl", Action("build", None, {"kind": "wall", "edge": [-4, 1, 0]}), "build a wall between hex [-4, 1] and hex [-3, 1]"),
+        ("vigtavl", Action("build", None, {"kind": "encampment", "hex": [-2, 1]}), "build an encampment on hex [-2, 1]"),
+        ("vigtavl", Action("build", None, {"kind": "fort", "hex": [0, 1]}), "build a fort on hex [0, 1]"),
+        ("vigtavl", Action("move_wall", None, {"from": [0, 0, 1], "to": [0, 0, 4]}),
+         "move the wall between hex [0, 0] and hex [1, -1] to between hex [-1, 1] and hex [0, 0]"),
+        ("vigtavl", Action("discharge", 10, {"to": [-1, 1]}), "discharge Red 1 and recruit a new one on hex [-1, 1]"),
+        ("vigtavl", Action("load", 11, {"freighter": 31}), "load Red 2 onto Blue Cog"),
+        ("vigtavl", Action("place", 12, {"hex": [-3, 0]}), "place Red 3 on hex [-3, 0]"),
+        ("vigtavl", Action("activate", 12), "activate Red 3"),
+        ("vigtavl", Action("finish", 12), "finish Red 3's activation"),
+        ("vigtavl", Action("end_turn"), "end the turn"),
+        ("vigtavl", Action("end_retaliation"), "end the retaliation"),
+    ],
+)
+def test_an_action_in_the_games_words(game: str, action: Action, said: str) -> None:
+    assert words(game, action) == said
+
+
+@pytest.mark.parametrize(
+    ("game", "action"),
+    [
+        ("vigtavl", Action("breach", 11, {"edge": "north"})),  # not an edge: said as given, not raised
+        ("vigtavl", Action("build", None, {"kind": "fort", "hex": [0, 1], "extra": 1})),
+        ("valknut", Action("assign_spirits", 10, {"blessings": [["Red 1", "evasion"]]})),
+        ("valknut", Action("bear_restore", 11, {"targets": [11, "x"]})),
+        ("magni", Action("place", 11, {"hex": [2, -1], "at": [1.0, 2.0]})),
+    ],
+)
+def test_an_action_the_words_do_not_fit_keeps_every_parameter(game: str, action: Action) -> None:
+    """What the game's words do not cover is said whole by the generic words, so nothing a player declares
+    is hidden from the button."""
+    generic = Game.describe(find_game(game), action, lambda u: NAMES.get(u, f"tag {u}"))
+    assert words(game, action) == generic
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_every_action_offered_in_play_has_the_games_own_words(name: str) -> None:
+    """Random legal play from each game's example (the conformance test's walk): every action a player would
+    declare from the panel (not the camera's) is said in the game's words, not the generic parameter list."""
+    game = find_game(name)
+    seen: set[str] = set()
+    for seed in range(1, 4):
+        rng = random.Random(seed)
+        state, positions = game.example(rng)
+        for _ in range(60):
+            if game.is_over(state):
+                break
+            actions = game.legal_actions(state, positions)
+            if not actions:
+                break
+            for a in actions:
+                if a.kind in game.camera_kinds:
+                    continue
+                seen.add(a.kind)
+                said = words(name, a)
+                assert said != Game.describe(game, a, lambda u: NAMES.get(u, f"tag {u}")), (a, said)
+                assert not any(mark in said for mark in ("((", "{", "'s (", "_")), said
+            result = game.apply(state, positions, rng.choice(actions), rng)
+            state, positions = result.state, result.positions
+    assert seen, f"{name}: no action offered"
