@@ -10,6 +10,7 @@ import json
 import shutil
 import struct
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -51,7 +52,7 @@ def _one_sentence(err: str, says: str) -> None:
 
 
 @pytest.fixture()
-def phone_client(tmp_path: Path) -> LocalClient:
+def phone_client(tmp_path: Path) -> Iterator[LocalClient]:
     settings = Settings(source_kind="phone", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
     with LocalClient(create_app(settings)) as c:
         yield c

@@ -43,6 +43,12 @@ SETTLE_FRAMES = 20
 PHONE = {"width": 390, "height": 844}
 
 
+def _read(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path))
+    assert image is not None, path
+    return image
+
+
 def write_y4m(path: Path, images: list[np.ndarray], fps: int) -> Path:
     """A YUV4MPEG2 (4:2:0) video of BGR `images`, as Chromium's fake camera reads it."""
     h, w = images[0].shape[:2]
@@ -102,7 +108,7 @@ def test_phone_frames_calibrate_the_table_and_a_move_is_measured(tmp_path: Path)
     truth = json.loads((SAMPLE / "truth.json").read_text())
     true_move = truth["moves"][0]  # the video: the sample from its first frame (anchors in view) to just after it
     files = sorted(SAMPLE.glob("frame_*.jpg"))[:int(true_move["placed_frame"]) + SETTLE_FRAMES]
-    video = write_y4m(tmp_path / "table.y4m", [cv2.imread(str(f)) for f in files], fps=int(truth["fps"]))
+    video = write_y4m(tmp_path / "table.y4m", [_read(f) for f in files], fps=int(truth["fps"]))
     setup, sessions = tmp_path / "setup", tmp_path / "sessions"
     setup.mkdir()
     shutil.copy(SAMPLE / "camera.json", setup / "camera.json")  # the phone's lens, as its shots would measure it
@@ -183,7 +189,9 @@ def test_phone_frames_calibrate_the_table_and_a_move_is_measured(tmp_path: Path)
                                    " return q.complete && q.naturalWidth > 100; })()", timeout=10000)
             assert live.text_content("#phone-address") == url + "/camera"
             shot = np.frombuffer(live.locator("#phone-card img.qr").screenshot(), np.uint8)
-            decoded, _points, _ = cv2.QRCodeDetector().detectAndDecode(cv2.imdecode(shot, cv2.IMREAD_COLOR))
+            qr = cv2.imdecode(shot, cv2.IMREAD_COLOR)
+            assert qr is not None
+            decoded, _points, _ = cv2.QRCodeDetector().detectAndDecode(qr)
             assert decoded == url + "/camera"  # what the phone's camera app reads off the live page
             live.screenshot(path=str(tmp_path / "live_with_phone.png"))
 

@@ -24,6 +24,7 @@ def test_a_jpeg_frame_is_measured_on_its_own_luminance_and_shown_in_its_own_colo
     assert (frame.index, frame.t, frame.jpeg) == (4, 0.5, data)
     expected_gray = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
     colour = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    assert expected_gray is not None and colour is not None
     assert np.array_equal(frame.gray, expected_gray)
     assert frame.size == (colour.shape[1], colour.shape[0])
     assert np.array_equal(frame.image, colour)
@@ -47,6 +48,7 @@ def test_the_pages_picture_is_decoded_small_and_looks_like_the_whole_frame_scale
 
 def test_a_png_frame_is_made_grey_from_its_colour(tmp_path: Path) -> None:
     colour = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
+    assert colour is not None
     path = tmp_path / "frame.png"
     cv2.imwrite(str(path), colour)
     frame = frame_of_file(path, 0, 0.0)
@@ -80,7 +82,9 @@ def test_live_and_replay_read_the_same_grey_from_a_folder(tmp_path: Path) -> Non
 
 def _plain_jpeg() -> bytes:
     """The photo as a JPEG without its EXIF segment (as a camera or a recording sends it)."""
-    ok, buf = cv2.imencode(".jpg", cv2.imread(str(PHOTO), cv2.IMREAD_COLOR), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    photo = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
+    assert photo is not None
+    ok, buf = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
     assert ok and b"Exif" not in buf.tobytes()
     return buf.tobytes()
 
@@ -90,8 +94,10 @@ def test_a_jpeg_frame_sent_whole_goes_to_the_page_as_it_came() -> None:
     frame = Frame.of_jpeg(0, 0.0, data, "the photo")
     assert stream_jpeg(frame, None, 80) == data  # 799 px: no narrower than the page shows
     smaller = stream_jpeg(frame, 390, 80)
-    assert cv2.imdecode(np.frombuffer(smaller, np.uint8), cv2.IMREAD_COLOR).shape == (260, 390, 3)
+    shown = cv2.imdecode(np.frombuffer(smaller, np.uint8), cv2.IMREAD_COLOR)
+    assert shown is not None and shown.shape == (260, 390, 3)
     colour = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    assert colour is not None
     assert stream_jpeg(colour, None, 80) != data  # a picture that came as pixels is compressed
 
 
@@ -99,7 +105,9 @@ def test_a_frame_given_its_jpeg_and_its_colour_is_measured_on_the_jpegs_grey() -
     data = PHOTO.read_bytes()
     colour = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
     frame = Frame(2, 0.1, colour, data)
-    assert np.array_equal(frame.gray, cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE))
+    gray = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert gray is not None
+    assert np.array_equal(frame.gray, gray)
     assert frame.image is colour
 
 
@@ -111,4 +119,5 @@ def test_a_jpeg_with_an_orientation_tag_is_never_sent_as_it_came() -> None:
     frame = frame_of_file(PHOTO, 0, 0.0)
     sent = stream_jpeg(frame, None, 80)
     assert sent != data and b"Exif" not in sent
-    assert cv2.imdecode(np.frombuffer(sent, np.uint8), cv2.IMREAD_COLOR).shape == frame.image.shape
+    decoded = cv2.imdecode(np.frombuffer(sent, np.uint8), cv2.IMREAD_COLOR)
+    assert decoded is not None and decoded.shape == frame.image.shape

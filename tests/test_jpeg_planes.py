@@ -31,13 +31,16 @@ SAMPLINGS = {"4:4:4": cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444, "4:2:2": cv2.IMWRITE
 
 
 def opencv_grey(data: bytes) -> np.ndarray:
-    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE | cv2.IMREAD_IGNORE_ORIENTATION)
+    grey = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE | cv2.IMREAD_IGNORE_ORIENTATION)
+    assert grey is not None
+    return grey
 
 
 def reencoded() -> Iterator[tuple[str, bytes]]:
     """A real photo (799 x 533) as cameras code it: each chroma sampling, restart markers, and sizes that are
     no whole number of sampling blocks."""
     photo = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
+    assert photo is not None
     for name, factor in SAMPLINGS.items():
         for w, h in ((799, 533), (798, 532), (641, 479)):
             params = [cv2.IMWRITE_JPEG_QUALITY, 90, cv2.IMWRITE_JPEG_SAMPLING_FACTOR, factor]
@@ -87,7 +90,9 @@ def test_the_pages_picture_from_the_planes_looks_as_opencvs_small_decode(name: s
     assert frame.colour_planes is not None
     w, h = frame.size
     for k, flag in (*REDUCED_COLOUR, (1, cv2.IMREAD_COLOR)):  # 1: nothing smaller is wide enough, the whole frame
-        expected = cv2.imdecode(np.frombuffer(data, np.uint8), flag | cv2.IMREAD_IGNORE_ORIENTATION).astype(int)
+        decoded = cv2.imdecode(np.frombuffer(data, np.uint8), flag | cv2.IMREAD_IGNORE_ORIENTATION)
+        assert decoded is not None
+        expected = decoded.astype(int)
         picture = frame.picture(-(-w // k) if k > 1 else w)
         assert picture.shape == expected.shape == (-(-h // k), -(-w // k), 3), (k, picture.shape, expected.shape)
         error = np.abs(picture - expected)
@@ -133,6 +138,7 @@ def test_a_progressive_jpeg_is_left_to_opencv_even_cut_between_its_scans() -> No
     """OpenCV's own libjpeg-turbo and Debian's finish a progressive JPEG cut between its scans differently (no
     warning: each scan is whole), so only sequential JPEGs, as cameras send them, are decoded once."""
     photo = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
+    assert photo is not None
     data = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 85, cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes()
     scans = [i for i in range(2, len(data) - 1) if data[i] == 0xFF and data[i + 1] == 0xDA]
     assert len(scans) >= 5
@@ -193,6 +199,7 @@ def test_without_the_library_a_camera_frame_is_decoded_twice_by_opencv(without_l
     frame = Frame.of_jpeg(0, 0.0, data, "frame 0 of camera 0", colour=True)
     assert frame.colour_planes is None and np.array_equal(frame.gray, opencv_grey(data))
     half = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_COLOR_2 | cv2.IMREAD_IGNORE_ORIENTATION)
+    assert half is not None
     assert np.array_equal(frame.picture(400), half)
 
 
@@ -228,8 +235,9 @@ def test_a_recording_a_page_plays_is_decoded_once_and_measured_on_the_same_grey(
         assert a is not None and b is not None and a.index == b.index
         assert a.colour_planes is not None and b.colour_planes is None
         assert np.array_equal(a.gray, b.gray)
-        whole = cv2.imdecode(np.frombuffer(b.jpeg or b"", np.uint8), cv2.IMREAD_COLOR).astype(int)
-        assert np.abs(a.picture(a.size[0]) - whole).mean() < 0.1  # 0.02 measured on the sample's 720p frames
+        colour = cv2.imdecode(np.frombuffer(b.jpeg or b"", np.uint8), cv2.IMREAD_COLOR)
+        assert colour is not None
+        assert np.abs(a.picture(a.size[0]) - colour.astype(int)).mean() < 0.1  # 0.02 measured on the sample's 720p frames
 
 
 def test_a_camera_nobody_watches_decodes_the_grey_alone() -> None:
@@ -253,6 +261,7 @@ def test_serve_decodes_a_cameras_colour_only_while_a_page_watches(tmp_path: Path
     import time
 
     from websockets.sync.client import connect
+    from websockets.typing import Origin
 
     from bench.web import serving_camera
 
@@ -262,7 +271,7 @@ def test_serve_decodes_a_cameras_colour_only_while_a_page_watches(tmp_path: Path
         assert live.wait_for_frame(60)
         time.sleep(0.5)
         assert live.broadcast.watchers == 0 and live.latest_result.frame.colour_planes is None
-        with connect(url.replace("http", "ws") + "/ws/live", proxy=None, max_size=None, origin=url) as ws:
+        with connect(url.replace("http", "ws") + "/ws/live", proxy=None, max_size=None, origin=Origin(url)) as ws:
             for _ in range(10):
                 ws.recv(timeout=20)
             assert live.broadcast.watchers == 1 and live.latest_result.frame.colour_planes is not None

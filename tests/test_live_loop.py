@@ -73,9 +73,9 @@ def test_a_frame_dropped_for_a_newer_one_hands_on_its_events_and_verdicts() -> N
     gate = threading.Event()
     real = enc._publish  # hold the encoder on its first frame, as a slow machine would
 
-    def held(item: Any) -> None:
+    def held(item: Any) -> bool:
         gate.wait(5)
-        real(item)
+        return real(item)
 
     enc._publish = held  # type: ignore[method-assign]
     try:
@@ -295,8 +295,10 @@ def test_a_picture_made_ahead_is_the_one_published_at_the_width_the_page_shows()
         assert enc.flush(5) and hub.latest_frame is not None
         published = hub.latest_frame.jpeg
         assert published is not None and published != ahead
-        assert cv2.imdecode(np.frombuffer(published, np.uint8), cv2.IMREAD_COLOR).shape == (480, 640, 3)
-        assert cv2.imdecode(np.frombuffer(ahead, np.uint8), cv2.IMREAD_COLOR).shape == (240, 320, 3)
+        wide = cv2.imdecode(np.frombuffer(published, np.uint8), cv2.IMREAD_COLOR)
+        narrow = cv2.imdecode(np.frombuffer(ahead, np.uint8), cv2.IMREAD_COLOR)
+        assert wide is not None and wide.shape == (480, 640, 3)
+        assert narrow is not None and narrow.shape == (240, 320, 3)
     finally:
         done.set()
         t.join(5)
@@ -333,7 +335,8 @@ def test_a_page_that_said_its_width_is_never_sent_less_because_another_watcher_d
             enc.picture_ahead(frame)
             jpeg = enc._made_ahead(frame)
             assert jpeg is not None
-            assert cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).shape[1] == expected
+            sent = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+            assert sent is not None and sent.shape[1] == expected
         finally:
             done.set()
             t.join(5)

@@ -106,6 +106,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                                             still())) for k in range(TURN_FRAMES)]
     write_frames(d / "turning", turning)
     first = cv2.imread(str(d / "turning" / "000.png"))
+    assert first is not None
     layout = default_layout(*BOARD)
     anchors = collect_anchors(((t.id, t.corners_px) for t in detect_tags(gray_frame(first))), layout)
     save_calibration(calibrate_table(anchors, layout, SIZE, pose.camera), d / "cal.json")
@@ -186,6 +187,7 @@ def _check_errors(table: dict[str, Any], roster: dict[str, Any]) -> dict[int, li
     errors: dict[int, list[float]] = {12: [], 14: [], 31: []}
     for k, (r, t) in enumerate(table["checks"]):
         image = cv2.imread(str(table["dir"] / "check" / f"{k:03d}.png"))
+        assert image is not None, k
         fixes = {f.tag: f for f in measure_bases(detect_tags(gray_frame(image)), cal, heights, offsets)}
         for tag, truth in ((12, r), (14, t), (31, t)):
             if tag in fixes:  # a figure may hide a rim tag from some facings
@@ -291,7 +293,7 @@ def _fit(tag: int, offset: tuple[float, float]) -> MountFit:
 
 
 def test_an_extra_tag_updates_its_own_mount_entry() -> None:
-    raw = {"game": "valknut", "units": [
+    raw: dict[str, Any] = {"game": "valknut", "units": [
         {"tag": 12, "profile": "warrior", "owner": "red", "base_height_in": 0.125, "tag_offset_in": [0, 0.66],
          "more_tags": [{"tag": 31, "base_height_in": 1.85, "tag_offset_in": [0, 0], "tag_in": 0.7},
                        {"tag": 32, "tag_offset_in": [0, -0.66]}]}]}

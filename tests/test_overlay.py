@@ -54,7 +54,7 @@ def test_stream_frame_without_camera_is_a_chroma_key() -> None:
     shapes = [{"k": "poly", "c": True, "s": "base", "u": 10, "col": "#2471a3", "l": "", "p": _square(10, 10, 50)}]
     jpeg = overlay_jpeg(None, shapes, (320, 240), ("bases",), camera=False)
     image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-    assert image.shape == (240, 320, 3)
+    assert image is not None and image.shape == (240, 320, 3)
     green = (image[:, :, 1] > 200) & (image[:, :, 0] < 60) & (image[:, :, 2] < 60)
     assert green.mean() > 0.9 and not green[10, 35]
 
@@ -76,7 +76,9 @@ def _parts(url: str, limit: int = 200) -> Iterator[np.ndarray]:
         for chunk in res.iter_bytes():
             data += chunk
             while (start := data.find(b"\xff\xd8")) >= 0 and (end := data.find(b"\xff\xd9", start + 2)) > 0:
-                yield cv2.imdecode(np.frombuffer(data[start:end + 2], np.uint8), cv2.IMREAD_COLOR)
+                part = cv2.imdecode(np.frombuffer(data[start:end + 2], np.uint8), cv2.IMREAD_COLOR)
+                assert part is not None
+                yield part
                 data = data[end + 2:]
                 limit -= 1
                 if limit <= 0:
@@ -119,7 +121,9 @@ def browser() -> Iterator[Any]:
 
 def _shot(page: Any) -> np.ndarray:
     png = page.screenshot(omit_background=True)
-    return cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+    image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+    assert image is not None
+    return image
 
 
 @pytest.mark.browser
@@ -139,6 +143,7 @@ def test_overlay_page_is_transparent_except_the_measurements(server: str, browse
     msg, url = page.evaluate(
         "() => [window.tablesight.msg, document.getElementById('camera').toDataURL('image/png')]")
     drawn = cv2.imdecode(np.frombuffer(base64.b64decode(url.split(",", 1)[1]), np.uint8), cv2.IMREAD_UNCHANGED)
+    assert drawn is not None
     alpha = drawn[:, :, 3]
     k = drawn.shape[1] / msg["image_size"][0]
     bases = [s for s in msg["image_shapes"] if s["s"] == "base"]

@@ -45,8 +45,9 @@ def test_bitmaps_match_the_published_pngs_for_all_587_ids() -> None:
     import cv2
 
     for tag_id in range(TAG_COUNT):
-        ref = cv2.imread(str(OFFICIAL / f"tag36_11_{tag_id:05d}.png"), cv2.IMREAD_UNCHANGED)[..., 0]
-        assert np.array_equal(ref, tag_bitmap(tag_id)), tag_id
+        png = cv2.imread(str(OFFICIAL / f"tag36_11_{tag_id:05d}.png"), cv2.IMREAD_UNCHANGED)
+        assert png is not None, tag_id
+        assert np.array_equal(png[..., 0], tag_bitmap(tag_id)), tag_id
 
 
 def test_tag_sheet_is_exact_scale_and_cell_identical(tmp_path: Path) -> None:

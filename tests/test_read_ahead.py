@@ -96,7 +96,8 @@ def test_closing_early_stops_the_workers_and_reads_no_further() -> None:
 
 
 def test_an_empty_source_just_ends() -> None:
-    with ReadAhead([], _full_scan, workers=2) as ahead:
+    none: list[Frame] = []
+    with ReadAhead(none, _full_scan, workers=2) as ahead:
         assert list(ahead) == []
     assert _workers_alive() == []
 

@@ -180,6 +180,7 @@ def test_a_live_frame_that_cannot_be_kept_stops_the_recording_not_the_game(
     assert first.index == 0 and first.t == 0.0
     jpeg = np.frombuffer(recording.encode_frame(image, recording.RECORD_JPEG_QUALITY), np.uint8)
     kept = cv2.imdecode(jpeg, cv2.IMREAD_GRAYSCALE)
+    assert kept is not None
     assert np.array_equal(first.gray, kept)  # what is measured: the JPEG's grey, as a replay decodes it
     assert not np.array_equal(first.gray, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))  # not the camera's
     assert np.array_equal(first.image, image)  # what is shown: the camera's own colour

@@ -32,6 +32,7 @@ class Fix:
     z: float
     yaw_deg: float
     pm: float
+    margin: float = 60.0
 
 
 def _fix(x: float, y: float, k: int) -> Fix:

@@ -108,15 +108,22 @@ def test_html_is_self_contained(valknut: BattleReport, tmp_path: Path) -> None:
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium")
 def test_report_opens_offline_in_chromium(valknut: BattleReport, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import Route, sync_playwright
 
     out = write_report(valknut, tmp_path / "report.html")
     asked: list[str] = []
+
+    def only_local(route: Route) -> None:
+        asked.append(route.request.url)
+        if route.request.url.startswith(("file:", "data:")):
+            route.continue_()
+        else:
+            route.abort()
+
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
         page = browser.new_page(viewport={"width": 1100, "height": 900})
-        page.route("**/*", lambda route: (asked.append(route.request.url), route.continue_()
-                                          if route.request.url.startswith(("file:", "data:")) else route.abort()))
+        page.route("**/*", only_local)
         page.goto(out.as_uri())
         widths = page.eval_on_selector_all("img", "els => els.map(e => e.naturalWidth)")
         board = page.eval_on_selector("figure svg", "e => e.getBoundingClientRect().width")

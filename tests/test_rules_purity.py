@@ -44,6 +44,7 @@ def test_rules_module_is_pure(path: Path) -> None:
             if node.module == "numpy.random":
                 problems.append(f"line {node.lineno}: imports numpy.random")
         for name in names:
+            assert isinstance(node, ast.Import | ast.ImportFrom)
             top = name.split(".")[0]
             if top in FORBIDDEN_STDLIB:
                 problems.append(f"line {node.lineno}: imports {name}")

@@ -77,7 +77,7 @@ def _decode_terminal_qr(lines: list[str]) -> str:
             bottom.append(b)
         rows += [top, bottom]
     width = max(len(r) for r in rows)
-    image = np.array([r + [255] * (width - len(r)) for r in rows], np.uint8)
+    image: np.ndarray = np.array([r + [255] * (width - len(r)) for r in rows], np.uint8)
     image = cv2.copyMakeBorder(cv2.resize(image, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST),
                                40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
     text, _points, _ = cv2.QRCodeDetector().detectAndDecode(image)
@@ -128,16 +128,17 @@ def test_https_serves_tls_with_a_certificate_for_this_machine_and_reuses_it(tmp_
         # the phone's WebSocket over TLS: frames in, measured answers out; another site's page is refused
         from websockets.exceptions import InvalidStatus
         from websockets.sync.client import connect
+        from websockets.typing import Origin
 
         jpeg = (ROOT / "sample_frames" / "valknut_skirmish" / "frame_000000.jpg").read_bytes()
         uri = f"wss://127.0.0.1:{port}/ws/camera?token={token}"
-        with connect(uri, ssl=trust, origin=f"https://127.0.0.1:{port}") as ws:  # type: ignore[arg-type]
+        with connect(uri, ssl=trust, origin=Origin(f"https://127.0.0.1:{port}")) as ws:
             ws.send(jpeg)
             ws.send(jpeg)
             said = json.loads(ws.recv(timeout=20))
             assert said["type"] == "measured" and len(said["anchors"]) == 4
         with pytest.raises((InvalidStatus, ConnectionError, OSError)), \
-                connect(uri, ssl=trust, origin="https://evil.example") as ws:  # type: ignore[arg-type]
+                connect(uri, ssl=trust, origin=Origin("https://evil.example")) as ws:
             ws.recv(timeout=10)
 
     # started again: the same certificate, no new warning on the phone

@@ -49,7 +49,7 @@ def _drop_index_line(n: int) -> Callable[[Path], None]:
     return apply
 
 
-DAMAGE: list[tuple[str, Callable[[Path], None], str]] = [
+DAMAGE: list[tuple[str, Callable[[Path], object], str]] = [
     ("gap in frames.jsonl", _drop_index_line(2), "line 3 is frame 3 where frame 2 belongs"),
     ("frames not a number", _manifest(lambda m: m.update(frames="many")), '"frames": many; it must be a whole number'),
     ("frames a float", _manifest(lambda m: m.update(frames=5.5)), '"frames": 5.5'),
@@ -62,7 +62,7 @@ DAMAGE: list[tuple[str, Callable[[Path], None], str]] = [
 
 
 @pytest.mark.parametrize(("change", "says"), [r[1:] for r in DAMAGE], ids=[r[0] for r in DAMAGE])
-def test_a_damaged_session_is_one_sentence(change: Callable[[Path], None], says: str, tmp_path: Path,
+def test_a_damaged_session_is_one_sentence(change: Callable[[Path], object], says: str, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     session = _copy_sample(tmp_path / "s")
     change(session)

@@ -114,6 +114,7 @@ PHOTO = Path(__file__).parent / "data" / "apriltag_test" / "34085369442_304b6baf
 def _served_jpegs(count: int) -> list[bytes]:
     """`count` different JPEGs of a real photo (crops), as a camera would send them."""
     photo = cv2.imread(str(PHOTO), cv2.IMREAD_COLOR)
+    assert photo is not None
     out = []
     for k in range(count):
         ok, buf = cv2.imencode(".jpg", photo[10 * k: 10 * k + 240, 20 * k: 20 * k + 320], [cv2.IMWRITE_JPEG_QUALITY, 85])
@@ -132,8 +133,11 @@ def test_an_mjpeg_camera_gives_its_own_jpeg_and_the_grey_is_decoded_from_it() ->
         assert f.jpeg in parts  # the very bytes the camera sent: a recording keeps them, not a second compression
         assert f.size == (320, 240) and f.at is not None and abs(time.time() - f.at) < 10
         assert f.jpeg is not None
-        assert np.array_equal(f.gray, cv2.imdecode(np.frombuffer(f.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE))
+        gray = cv2.imdecode(np.frombuffer(f.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+        assert gray is not None
+        assert np.array_equal(f.gray, gray)
     colour = cv2.imdecode(np.frombuffer(frames[0].jpeg or b"", np.uint8), cv2.IMREAD_COLOR)
+    assert colour is not None
     assert np.array_equal(frames[0].image, colour)
 
 

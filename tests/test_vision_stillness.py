@@ -47,14 +47,14 @@ def _true_shift(corners: np.ndarray, matrix: np.ndarray) -> float:
 def test_a_still_tag_is_still_and_a_slide_or_turn_is_measured_in_px(name: str) -> None:
     gray, tags = _tags(name)
     # the same blur for both: bilinear resampling at a shift of 0 is the photo itself
-    then = _moved(gray, np.float64([[1, 0, 1e-9], [0, 1, 0]]))
+    then = _moved(gray, np.array([[1, 0, 1e-9], [0, 1, 0]], np.float64))
     for tag in tags:
         ref = _ref(then, tag.corners_px)
         assert ref is not None
         assert moved_px(tile_grid(then, TILE_PX), ref) < 0.01
         centre = tag.corners_px.mean(axis=0)
         for dx, dy, turn_deg in ((0.05, -0.04, 0.0), (0.3, 0.0, 0.0), (-0.1, 0.25, 0.0), (0.0, 0.0, 0.6)):
-            m = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), turn_deg, 1.0)
+            m: np.ndarray = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), turn_deg, 1.0)
             m[:, 2] += (dx, dy)
             true = _true_shift(tag.corners_px, m)
             now = tile_grid(_moved(gray, m), TILE_PX)
@@ -74,6 +74,7 @@ def test_light_and_noise_leave_a_tag_still(name: str) -> None:
     now = np.clip(np.rint(noisy), 0, 255).astype(np.uint8)
     ok, jpeg = cv2.imencode(".jpg", now, [cv2.IMWRITE_JPEG_QUALITY, 80])
     now = cv2.imdecode(jpeg, cv2.IMREAD_GRAYSCALE)
+    assert now is not None
     for tag in tags:
         ref = _ref(gray, tag.corners_px)
         assert ref is not None
@@ -104,7 +105,7 @@ def test_every_tag_of_a_frame_fitted_at_once_gives_each_its_own_fit() -> None:
     assert len(tags) >= 5
     refs = [_ref(gray, t.corners_px) for t in tags]
     assert len({r.then.size for r in refs if r is not None}) >= 2  # tags of different sizes in one batch
-    m = cv2.getRotationMatrix2D((gray.shape[1] / 2.0, gray.shape[0] / 2.0), 0.01, 1.0)
+    m: np.ndarray = cv2.getRotationMatrix2D((gray.shape[1] / 2.0, gray.shape[0] / 2.0), 0.01, 1.0)
     m[:, 2] += (0.2, -0.1)
     now = _moved(gray, m)
     x0, y0, x1, y1 = (int(round(v)) for v in outer_box(tags[0].corners_px))
@@ -122,7 +123,7 @@ def test_a_reference_survives_a_checkpoint_and_refuses_the_frame_edge() -> None:
     tag = tags[0]
     ref = _ref(gray, tag.corners_px)
     assert ref is not None
-    shifted = _moved(gray, np.float64([[1, 0, 0.2], [0, 1, 0.1]]))
+    shifted = _moved(gray, np.array([[1, 0, 0.2], [0, 1, 0.1]], np.float64))
     back = pickle.loads(pickle.dumps(ref))
     grid = tile_grid(shifted, TILE_PX)
     assert moved_px(grid, back) == pytest.approx(moved_px(grid, ref), abs=1e-9)

@@ -479,7 +479,9 @@ def _picture_width(ws: object, expected: int, frames: int = 150) -> int:
         if msg["type"] != "frame":
             continue
         jpeg = ws.receive_bytes()  # type: ignore[attr-defined]
-        width = int(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_UNCHANGED).shape[1])
+        picture = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_UNCHANGED)
+        assert picture is not None
+        width = int(picture.shape[1])
         run = run + 1 if width == expected else 0
         if run == 3:
             break

@@ -97,7 +97,9 @@ def test_live_status_keeps_answering_while_six_photos_are_calibrated(server: tup
     url, _app = server
     photos = []
     for p in CHESS[:6]:  # 640x480 photos scaled to 2560x1920: what a phone sends, a second or more of corner search
-        img = cv2.resize(cv2.imread(str(p)), None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
+        small = cv2.imread(str(p))
+        assert small is not None, p
+        img = cv2.resize(small, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
         photos.append(("images", (p.name, cv2.imencode(".jpg", img)[1].tobytes(), "image/jpeg")))
     done: dict[str, Any] = {}
 
