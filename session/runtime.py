@@ -11,6 +11,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from session.settings import Settings
 from session.setup_files import check_tags_apart, read_json_file
 from session.table_setup import TableSetup
 from session.timeline import Timeline
-from vision.session_dir import is_session_dir, open_session
+from vision.session_dir import is_session_dir, open_session, read_manifest
 from vision.sources import CameraSource, VideoSource
 from vision.windowed import FINE_EVERY
 
@@ -376,6 +377,46 @@ def listed_sessions(sessions_dir: Path) -> list[dict[str, Any]]:
                   if s["name"] not in names and "error" not in s]
 
 
+def length_text(seconds: float) -> str:
+    """A recording's length as a player reads it: "13.9 s" under a minute, then "4:05 min", then "1:02:03 h"."""
+    if seconds < 59.95:  # not "60.0 s"
+        return f"{seconds:.1f} s"
+    whole = int(round(seconds))
+    h, rest = divmod(whole, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d} h" if h else f"{rest // 60}:{rest % 60:02d} min"
+
+
+def _about(session: Path) -> dict[str, Any]:
+    """What the list of sessions says of a recorded one besides its frames: "game" (the rule book's title),
+    "created" (ISO 8601, when recording began) and "units" (the roster's count); each only if readable."""
+    out: dict[str, Any] = {}
+    try:
+        manifest = read_manifest(session)
+    except InputError:
+        return out
+    out["created"] = manifest.created
+    try:
+        began = datetime.fromisoformat(manifest.created)
+        zone = began.utcoffset()
+        out["created_text"] = f"{began:%d %b %Y, %H:%M}" + (
+            "" if zone is None else " UTC" if not zone else f" (UTC{began:%z})")
+    except ValueError:
+        pass
+    game = manifest.extra.get("game")
+    if isinstance(game, str) and game:
+        try:
+            out["game"] = find_game(game).title
+        except RulesInputError:
+            out["game"] = game
+    try:
+        units = json.loads((session / "roster.json").read_text(encoding="utf-8")).get("units")
+        if isinstance(units, list):
+            out["units"] = len(units)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return out
+
+
 def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:
     """Every recorded session (or folder of frames) directly inside the sessions folder, newest first. One that
     cannot be read is listed with "error", the sentence saying why (and never hides the others)."""
@@ -395,6 +436,8 @@ def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:
             feed = RecordingFeed.open(p)
             info["frames"] = len(feed)
             info["duration_s"] = round(feed.duration_s, 2)
+            info["length_text"] = length_text(feed.duration_s)
+            info.update(_about(p) if info["recorded"] else {})
         except (InputError, OSError) as err:
             if not info["recorded"] and not isinstance(err, OSError) and "holds no" in str(err):
                 continue  # a folder with neither a manifest nor frames is no session at all

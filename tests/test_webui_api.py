@@ -8,6 +8,7 @@ import os
 import socket
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import cv2
@@ -15,7 +16,10 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from rules.engine import find_game
 from session.frame_publisher import stream_picture, stream_size
+from session.paths import SAMPLES_DIR
+from session.runtime import length_text
 from session.settings import Settings
 from tests.webui_server import LocalClient, session_settings
 from tests.webui_session import END_12, START_12, UNITS, make_session
@@ -170,6 +174,25 @@ def test_symlink_leading_out_is_not_listed(client: TestClient) -> None:
     # the bundled samples are offered beside the folder's own sessions, and open by their names
     samples = [s["name"] for s in listed if s.get("sample")]
     assert "valknut_skirmish" in samples and "magni_placement" in samples
+
+
+def test_the_list_of_sessions_says_each_ones_game_date_units_and_length(client: TestClient) -> None:
+    listed = {s["name"]: s for s in client.get("/api/sessions").json()["sessions"]}
+    own, sample = listed["table1"], listed["valknut_skirmish"]
+    manifest = json.loads((SAMPLES_DIR / "valknut_skirmish" / "manifest.json").read_text())
+    began = datetime.fromisoformat(manifest["created"])
+    assert sample["game"] == find_game(manifest["game"]).title == "Valknut: Skirmish Game"
+    assert sample["created_text"] == f"{began:%d %b %Y, %H:%M} UTC" and sample["units"] == 10
+    assert sample["length_text"] == f"{sample['duration_s']:.1f} s"
+    assert own["units"] == len(UNITS) and "game" not in own  # recorded without a game
+    page = client.get("/replay").text
+    assert "Valknut: Skirmish Game" in page and 'href="/api/replay/table1/report.html" download' in page
+
+
+@pytest.mark.parametrize(("seconds", "said"), [(0.04, "0.0 s"), (13.94, "13.9 s"), (59.96, "1:00 min"),
+                                               (245.2, "4:05 min"), (3723.0, "1:02:03 h")])
+def test_a_recordings_length_reads_as_a_player_says_it(seconds: float, said: str) -> None:
+    assert length_text(seconds) == said
 
 
 def test_replay_seek_and_timeline(client: TestClient) -> None:
