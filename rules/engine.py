@@ -216,6 +216,9 @@ class Game(ABC):
     board: ClassVar[str]
     camera_kinds: ClassVar[frozenset[str]] = frozenset({"move"})
     """Action kinds the camera makes by itself (a base moved): not offered to the players to declare."""
+    kind_titles: ClassVar[Mapping[str, str]] = {}
+    """A heading for each kind of action in the rule book's words (the Declare panel's groups); a kind left out is
+    headed by its own name ("end_turn": "End turn")."""
 
     @abstractmethod
     def new_state(self, setup: Mapping[str, Json]) -> Any:

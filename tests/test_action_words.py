@@ -112,3 +112,12 @@ def test_every_action_offered_in_play_has_the_games_own_words(name: str) -> None
             result = game.apply(state, positions, rng.choice(actions), rng)
             state, positions = result.state, result.positions
     assert seen, f"{name}: no action offered"
+
+
+@pytest.mark.parametrize(("game", "kind", "title"), [
+    ("valknut", "bear_restore", "Path of the Bear: restore HP"), ("valknut", "assign_spirits", "Spirit Blessings"),
+    ("magni", "lead", "Lead Units: the fight for the centre"), ("hex_skirmish", "choose", "Choose an army card"),
+    ("valyr", "ability", "Use an ability"), ("vigtavl", "discharge", "Discharge and recruit"),
+])
+def test_the_declare_panels_groups_are_headed_in_the_games_words(game: str, kind: str, title: str) -> None:
+    assert find_game(game).kind_titles[kind] == title

@@ -61,7 +61,7 @@ def test_stockpiles_phase_lists_place_stockpile_with_labels(client: TestClient) 
     assert a["game"] == "valknut"
     assert a["status"]["phase"] == "stockpiles" and a["status"]["turn"] == 0
     assert a["status"]["player"] in ("red", "blue")
-    assert [g["kind"] for g in a["groups"]] == ["place_stockpile"]
+    assert [(g["kind"], g["title"]) for g in a["groups"]] == [("place_stockpile", "Place a Runic Stockpile")]
     acts = a["groups"][0]["actions"]
     assert len(acts) == 3 == a["count"] == a["total"] and not a["capped"]  # one in each odd (or even) section
     player = a["status"]["player"].title()
@@ -92,6 +92,7 @@ def test_setup_declared_then_a_recorded_move_gets_a_real_verdict(client: TestCli
     assert a["status"]["turn"] == 1 and a["status"]["player"] == "red"
     kinds = {g["kind"] for g in a["groups"]}
     assert "end_activation" in kinds and "attack" in kinds and not kinds & {"move", "disengage"}
+    assert {g["kind"]: g["title"] for g in a["groups"]}["end_activation"] == "End activation"  # no title: its name
     labels = [x["label"] for g in a["groups"] for x in g["actions"]]
     assert "Red: end red 12's activation" in labels and "Red: red 13 attacks blue 22" in labels
     assert "Red: red 13 attacks blue 21" not in labels  # the wall blocks 13's sight of 21 (see test_webui_api)

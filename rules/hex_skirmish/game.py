@@ -304,6 +304,7 @@ class HexSkirmish(Game):
     name = "hex_skirmish"
     title = "Hex Skirmish"
     board = "hex"
+    kind_titles = {"initiative": "Roll for Initiative", "choose": "Choose an army card", "end_turn": "End the turn"}
 
     # ------------------------------------------------------------------ setup
 

@@ -208,6 +208,7 @@ class Magni(Game):
     name = "magni"
     title = "Rise of the Magni"
     board = "hex"
+    kind_titles = {"lead": "Lead Units: the fight for the centre", "place": "Place a unit"}
 
     # ------------------------------------------------------------------ setup and state
 

@@ -97,6 +97,10 @@ class Valknut(Game):
     title: ClassVar[str] = "Valknut: Skirmish Game"
     board: ClassVar[str] = "inches"
     camera_kinds: ClassVar[frozenset[str]] = frozenset({"move", "disengage"})
+    kind_titles: ClassVar[Mapping[str, str]] = {
+        "assign_spirits": "Spirit Blessings", "bear_restore": "Path of the Bear: restore HP",
+        "pick_up_runestone": "Pick up a Runestone", "choose_path": "Choose a Path",
+        "place_stockpile": "Place a Runic Stockpile", "choose_drop_zone": "Choose a Drop Zone", "roll_off": "Roll off"}
 
     def new_state(self, setup: Mapping[str, Json]) -> ValknutState:
         return new_state(setup)

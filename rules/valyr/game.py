@@ -289,6 +289,8 @@ class Valyr(Game):
     name = "valyr"
     title = "Valyr"
     board = "inches"
+    kind_titles = {"ability": "Use an ability", "start_round": "Start a new round", "end_turn": "End a turn",
+                   "concede": "Concede"}
 
     # ----------------------------------------------------------------------------------------- setup
 

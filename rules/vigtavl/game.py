@@ -1172,6 +1172,10 @@ class Vigtavl(Game):
     name = "vigtavl"
     title = "Vigtavl"
     board = "hex"
+    kind_titles = {"fire_artillery": "Fire artillery", "breach": "Breach a wall", "move_wall": "Move a wall",
+                   "discharge": "Discharge and recruit", "load": "Load a freighter",
+                   "finish": "Finish the unit's activation", "end_retaliation": "End the retaliation",
+                   "end_turn": "End the turn"}
 
     # ------------------------------------------------------------------ setup
     def new_state(self, setup: Mapping[str, Json]) -> VigtavlState:

@@ -223,7 +223,8 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]
         "game": game.name,
         "status": status,
         "unit": unit,
-        "groups": [{"kind": k, "title": _words(k).capitalize(), "actions": v} for k, v in groups.items()],
+        "groups": [{"kind": k, "title": game.kind_titles.get(k) or _words(k).capitalize(), "actions": v}
+                   for k, v in groups.items()],
         "count": len(shown),
         "total": len(offered),
         "capped": len(offered) > len(shown),
