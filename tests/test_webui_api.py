@@ -187,6 +187,8 @@ def test_the_list_of_sessions_says_each_ones_game_date_units_and_length(client: 
     assert own["units"] == len(UNITS) and "game" not in own  # recorded without a game
     page = client.get("/replay").text
     assert "Valknut: Skirmish Game" in page and 'href="/api/replay/table1/report.html" download' in page
+    replay = client.get("/replay/valknut_skirmish").text  # the replay page names the game it was played as
+    assert '<span class="muted" id="replay-game">Valknut: Skirmish Game</span>' in replay
 
 
 @pytest.mark.parametrize(("seconds", "said"), [(0.04, "0.0 s"), (13.94, "13.9 s"), (59.96, "1:00 min"),

@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.errors import InputError
+from rules.engine import RulesInputError, find_game
 from session.ask import ask_about
 from session.report import gather_report
 from session.report_html import render_report
@@ -39,8 +40,12 @@ def replay_list_page(request: Request, runtime: RuntimeDep) -> Response:
 
 @router.get("/replay/{name}")
 def replay_page(name: str, request: Request, runtime: RuntimeDep) -> Response:
-    loop, _setup = runtime.replay(name)
-    return page(request, "replay.html", "replay", session=name, ws_path=f"/ws/replay/{name}")
+    loop, setup = runtime.replay(name)
+    try:
+        game = find_game(setup.game).title if setup.game else ""
+    except RulesInputError:
+        game = setup.game or ""
+    return page(request, "replay.html", "replay", session=name, game=game, ws_path=f"/ws/replay/{name}")
 
 
 @router.get("/api/sessions")
