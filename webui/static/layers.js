@@ -45,6 +45,7 @@ function layerOfStyle(style) { return STYLE_LAYER[style] || null; }
 
 // The layer bar and legend in `container`; onChange() redraws. Returns the filters the table view applies.
 export function startLayers(container, onChange) {
+  const legendItems = new Map();
   let off;
   try { off = new Set(JSON.parse(localStorage.getItem(KEY) || "[]")); } catch (e) { off = new Set(); }
   if (container) {
@@ -75,6 +76,9 @@ export function startLayers(container, onChange) {
       const st = STYLE[style] || {};
       const item = document.createElement("span");
       item.className = "legend-item";
+      item.dataset.style = style;
+      item.hidden = true;  // shown once this page draws a shape of its style: a hex game has no 1" zone to explain
+      legendItems.set(style, item);
       const sw = document.createElement("i");
       sw.style.borderColor = st.stroke || "#ddd";
       sw.style.background = st.fill || "transparent";
@@ -121,6 +125,13 @@ export function startLayers(container, onChange) {
       return out;
     },
     names() { return !off.has("names"); },
+    // The styles of the shapes drawn: their legend entries are shown from then on.
+    seen(shapes) {
+      for (const s of shapes) {
+        const item = legendItems.get(s.s || s.style);
+        if (item && item.hidden) item.hidden = false;
+      }
+    },
     terrain(pieces) {
       if (off.has("terrain")) return [];
       return off.has("terrain-names") ? pieces.map((p) => ({ ...p, name: "" })) : pieces;

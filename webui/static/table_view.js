@@ -165,7 +165,10 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     const sel = state.selected;
     const mine = focusOf(msg);
     const extra = layers.pixel([...mine.image_shapes, ...(state.answer ? state.answer.image_shapes || [] : [])], sel);
-    drawCamera(camera, bitmap, msg, extra, { shapes: layers.pixel(msg ? msg.image_shapes : [], sel) });
+    const shapes = layers.pixel(msg ? msg.image_shapes : [], sel);
+    drawCamera(camera, bitmap, msg, extra, { shapes });
+    layers.seen(shapes);
+    layers.seen(extra);
     const focus = [...new Set(mine.image_shapes.map((x) => x.u).filter((u) => u !== null && u !== undefined))].join(",");
     if (camera.dataset.focusUnits !== focus) camera.dataset.focusUnits = focus;  // an attribute written restyles the page
     if (fromFrame && performance.now() - boardDrawnAt < BOARD_EVERY_MS) {
@@ -185,6 +188,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     const terrain = layers.terrain(state.terrain);
     const extraOverlays = layers.inch([...mine.overlays, ...(state.answer ? state.answer.overlays || [] : [])], sel);
     const overlays = layers.inch(msg ? msg.overlays : [], sel);
+    layers.seen(overlays);
+    layers.seen(extraOverlays);
     const names = layers.names();
     const units = ((msg && msg.units) || []).map((u) => ({ tag: u.tag, x: u.x, y: u.y, yaw_deg: u.yaw_deg, r: u.radius_in, colour: u.colour, name: u.name }));
     const key = JSON.stringify([msg && msg.board, units, overlays, extraOverlays, names, sel, board.clientWidth,
