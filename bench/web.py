@@ -20,7 +20,8 @@ is compared with this process's clock (offset from the quickest of a few round t
 is the end-to-end latency: pipeline, JPEG, WebSocket, picture decode and drawing. Measured with the page
 alone, then with `watchers` fast watchers beside it. Free-running, a frame is taken as soon as the one before is
 ruled, so these rows are the pipeline flat out. The last rows are what a camera user sees: a fresh server, once a
-round, watches the same recording served as a 30 fps network camera (`camera_stream`: an MJPEG stream over HTTP,
+round, watches the same recording served as a 30 fps network camera, or at each rate of `camera_fps` in turn
+(`camera_stream`: an MJPEG stream over HTTP,
 each frame sent when it is due), records it as a camera is recorded, and the latency counts from when each frame
 came from the camera; `camera_summary` gives their median and range. Times are wall clock; fps over each whole
 window.
@@ -463,9 +464,10 @@ def run_web_bench(
     seconds: each fps window; watchers: how many WebSocket watchers in the loaded windows; session: the
     recording played (default: the bundled sample session); latency_seconds: each latency window (default
     `seconds`); latency=False skips the browser; camera: also measure the latency of `session` served as a
-    30 fps network camera (`camera_stream`) to a server that records it, counted from when each frame came (it
-    needs the session's calibration.json and roster.json); camera_fps: the camera's frame rates, each once a round
-    (a lower rate than a webcam's shows how the latency falls as the machine's cores are less busy). Takes about
+    network camera (`camera_stream`) to a server that records it, counted from when each frame came (it needs the
+    session's calibration.json and roster.json); camera_fps: the camera's frame rates, each once a round (a lower
+    rate than a webcam's 30 shows how the latency falls as the machine's cores are less busy); "cameras" holds one
+    summary a rate, "camera" the first rate's (by default 30 fps, the target's). Takes about
     4 x rounds x seconds + (2 + rounds x rates) x latency_seconds + start-up.
 
     windows: `rounds` rounds of nobody, 1, `watchers` fast and `watchers` slow, one after the other, so that

@@ -7,7 +7,9 @@ makes the loops build a fresh pipeline.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -378,7 +380,10 @@ def listed_sessions(sessions_dir: Path) -> list[dict[str, Any]]:
 
 
 def length_text(seconds: float) -> str:
-    """A recording's length as a player reads it: "13.9 s" under a minute, then "4:05 min", then "1:02:03 h"."""
+    """A recording's length as a player reads it: "13.9 s" under a minute, then "4:05 min", then "1:02:03 h"
+    ("–" for a length that is no number, as a damaged frame index can give)."""
+    if not math.isfinite(seconds) or seconds < 0:
+        return "–"
     if seconds < 59.95:  # not "60.0 s"
         return f"{seconds:.1f} s"
     whole = int(round(seconds))
@@ -387,9 +392,11 @@ def length_text(seconds: float) -> str:
 
 
 def _about(session: Path) -> dict[str, Any]:
-    """What the list of sessions says of a recorded one besides its frames: "game" (the rule book's title),
-    "created" (ISO 8601, when recording began) and "units" (the roster's count); each only if readable."""
-    out: dict[str, Any] = {}
+    """What the list of sessions says of a recorded one besides its frames: "game" (the rule book's title, from the
+    manifest or else the roster, as a replay chooses it), "created" (ISO 8601, when recording began), "units" (the
+    roster's count), each only if readable, and "reportable" (a battle report can be made: a calibration and a
+    known game or none)."""
+    out: dict[str, Any] = {"reportable": False}
     try:
         manifest = read_manifest(session)
     except InputError:
@@ -402,18 +409,23 @@ def _about(session: Path) -> dict[str, Any]:
             "" if zone is None else " UTC" if not zone else f" (UTC{began:%z})")
     except ValueError:
         pass
+    roster: Any = None
+    if (session / "roster.json").is_file():
+        with contextlib.suppress(InputError):  # the list says less; the replay page says why
+            roster = read_json_file(session / "roster.json", "roster")
+    units = roster.get("units") if isinstance(roster, dict) else None
+    if isinstance(units, list):
+        out["units"] = len(units)
     game = manifest.extra.get("game")
+    if not (isinstance(game, str) and game) and isinstance(roster, dict):
+        game = roster.get("game")
+    known = True
     if isinstance(game, str) and game:
         try:
             out["game"] = find_game(game).title
         except RulesInputError:
-            out["game"] = game
-    try:
-        units = json.loads((session / "roster.json").read_text(encoding="utf-8")).get("units")
-        if isinstance(units, list):
-            out["units"] = len(units)
-    except (OSError, ValueError, AttributeError):
-        pass
+            out["game"], known = game, False
+    out["reportable"] = known and (session / "calibration.json").is_file()
     return out
 
 
@@ -435,7 +447,7 @@ def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:
             info["mtime"] = p.stat().st_mtime
             feed = RecordingFeed.open(p)
             info["frames"] = len(feed)
-            info["duration_s"] = round(feed.duration_s, 2)
+            info["duration_s"] = round(feed.duration_s, 2) if math.isfinite(feed.duration_s) else None  # JSON has no inf
             info["length_text"] = length_text(feed.duration_s)
             info.update(_about(p) if info["recorded"] else {})
         except (InputError, OSError) as err:

@@ -211,7 +211,8 @@ def test_bench_prints_a_table_without_json(capsys: pytest.CaptureFixture[str]) -
         (["--web", "--watchers", "0"], "--watchers must be 1 to 50"),
         (["--web-army"], "--web-army chooses the table --web plays; add --web"),
         (["--web", "--camera-fps", "fast"], "--camera-fps fast is not a list of frame rates"),
-        (["--web", "--camera-fps", "30,0"], "each 1 to 120"),
+        (["--web", "--camera-fps", "30,0"], "--camera-fps 30,0 has a rate out of range; give each rate 1 to 120"),
+        (["--web", "--camera-fps", "30,,20"], "--camera-fps 30,,20 is not a list of frame rates"),
         (["--camera-fps", "20"], "--camera-fps chooses the rates of --web's camera rows; add --web"),
     ],
 )

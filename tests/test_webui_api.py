@@ -184,7 +184,7 @@ def test_the_list_of_sessions_says_each_ones_game_date_units_and_length(client: 
     assert sample["game"] == find_game(manifest["game"]).title == "Valknut: Skirmish Game"
     assert sample["created_text"] == f"{began:%d %b %Y, %H:%M} UTC" and sample["units"] == 10
     assert sample["length_text"] == f"{sample['duration_s']:.1f} s"
-    assert own["units"] == len(UNITS) and "game" not in own  # recorded without a game
+    assert own["units"] == len(UNITS) and own["game"] == "Valknut: Skirmish Game"  # its roster's, as the replay's
     page = client.get("/replay").text
     assert "Valknut: Skirmish Game" in page and 'href="/api/replay/table1/report.html" download' in page
     replay = client.get("/replay/valknut_skirmish").text  # the replay page names the game it was played as

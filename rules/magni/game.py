@@ -208,7 +208,7 @@ class Magni(Game):
     name = "magni"
     title = "Rise of the Magni"
     board = "hex"
-    kind_titles = {"lead": "Lead Units: the fight for the centre", "place": "Place a unit"}
+    kind_titles = {"lead": "Lead Units: the fight for the center", "place": "Place a unit"}
 
     # ------------------------------------------------------------------ setup and state
 
@@ -287,13 +287,13 @@ class Magni(Game):
     # ------------------------------------------------------------------ play
 
     def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
-        """The Lead Units' fight for the centre and each placement, in the seed's words, units by name."""
+        """The Lead Units' fight for the center and each placement, in the seed's words, units by name."""
         p, u = action.params, action.unit
         if action.kind == "lead" and p and all(isinstance(t, int) for t in p.values()):
             leads = [f"{name_of(t)} ({player})" for player, t in p.items() if isinstance(t, int)]
-            return f"Lead Units {listed(leads)} fight for the centre"
+            return f"Lead Units {listed(leads)} fight for the center"
         if action.kind == "place" and u is not None and set(p) == {"hex"}:
-            where = "the centre" if p["hex"] == CENTRE.to_json() else hex_words(p["hex"])
+            where = "the center" if p["hex"] == CENTRE.to_json() else hex_words(p["hex"])
             return f"place {name_of(u)} on {where}"
         return super().describe(action, name_of)
 

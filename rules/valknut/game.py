@@ -169,13 +169,12 @@ class Valknut(Game):
             return f"{who} attacks {name_of(int(p['target']))}"  # type: ignore[arg-type]
         if kind == "end_activation":
             return f"end {who}'s activation" if u is not None else "end the activation"
-        if kind in ("deploy", "redeploy") and isinstance(p.get("to"), list):
-            x, y = p["to"]  # type: ignore[misc]
+        to, at = _point(p.get("to")), _point(p.get("at"))
+        if kind in ("deploy", "redeploy") and to is not None:
             extra = f" (penalty {p['penalty']})" if "penalty" in p else ""
-            return f"{kind} {who} at ({float(x):.1f}, {float(y):.1f}){extra}"
-        if kind == "place_stockpile" and isinstance(p.get("at"), list):
-            x, y = p["at"]  # type: ignore[misc]
-            return f"place a Runic Stockpile at ({float(x):.1f}, {float(y):.1f})"
+            return f"{kind} {who} at ({to[0]:.1f}, {to[1]:.1f}){extra}"
+        if kind == "place_stockpile" and at is not None:
+            return f"place a Runic Stockpile at ({at[0]:.1f}, {at[1]:.1f})"
         if kind == "choose_drop_zone" and "section" in p:
             return f"choose section {p['section']} as Drop Zone"
         blessings, targets = p.get("blessings"), p.get("targets")
@@ -185,12 +184,12 @@ class Valknut(Game):
                 if not (isinstance(b, list) and len(b) == 2 and isinstance(b[0], int) and isinstance(b[1], str)):
                     return super().describe(action, name_of)
                 given[(b[0], b[1])] = given.get((b[0], b[1]), 0) + 1
-            said = [f"{effect.replace('_', ' ').title()}{f' x{n}' if n > 1 else ''} to {name_of(t)}"
-                    for (t, effect), n in given.items()]
+            said = [f"{effect.replace('_', ' ').title()}{f' x{n}' if n > 1 else ''} to "
+                    f"{'itself' if t == u else name_of(t)}" for (t, effect), n in given.items()]
             return f"{who} assigns Spirit Blessings: {listed(said)}"
         healed = [t for t in targets if isinstance(t, int)] if isinstance(targets, list) else []
         if kind == "bear_restore" and u is not None and healed and isinstance(targets, list) and len(healed) == len(targets):
-            return f"{who} rolls 2d6 to restore HP to {listed([name_of(t) for t in healed])}"
+            return f"{who} rolls 2d6 to restore HP to {listed(['itself' if t == u else name_of(t) for t in healed])}"
         if kind == "pick_up_runestone" and u is not None:
             where = f"stockpile {p['stockpile']}" if "stockpile" in p else f"stone {p.get('stone', '?')} on the ground"
             return f"{who} picks up a Runestone from {where}"
@@ -488,3 +487,13 @@ EXAMPLE_TERRAIN: dict[str, Any] = {"pieces": [
      "height_in": 2, "climbable": True},
 ]}
 parse_terrain(EXAMPLE_TERRAIN)
+
+
+def _point(v: Json) -> tuple[float, float] | None:
+    """A table point given as an action's JSON [x, y] (inches), or None for anything else."""
+    if not (isinstance(v, list) and len(v) == 2):
+        return None
+    x, y = v
+    if isinstance(x, bool) or isinstance(y, bool) or not isinstance(x, int | float) or not isinstance(y, int | float):
+        return None
+    return float(x), float(y)

@@ -826,6 +826,12 @@ def _take_development(state: VigtavlState, dev: Development, taker: str) -> tupl
     return _lost(state, victim), out
 
 
+def _hex_said(v: Any) -> str:
+    """A hex given as an action's JSON [q, r] in words ("hex [q, r]"); "" for anything else (a table position)."""
+    said = hex_words(v)
+    return said if said.startswith("hex [") else ""
+
+
 def _between(v: Any) -> str:
     """An edge given as an action's JSON in words, "between hex [q, r] and hex [q, r]"; "" if it is no edge."""
     try:
@@ -1253,35 +1259,38 @@ class Vigtavl(Game):
         target, gun, freighter, keys = p.get("target"), p.get("artillery"), p.get("freighter"), set(p)
         if kind == "attack" and u is not None and isinstance(target, int) and keys <= {"target", "mode", "occupy"}:
             how = {"close": " in close combat", "ranged": " at range"}.get(str(p.get("mode")), "")
-            then = " and moves in if it wins" if p.get("occupy") else ""
+            then = " and moves in if it wins" if p.get("occupy") and p.get("mode") != "ranged" else ""
             return f"{who} attacks {name_of(target)}{how}{then}"
         if kind == "fire_artillery" and u is not None and isinstance(target, int) and isinstance(gun, int) \
                 and keys == {"artillery", "target"}:
             return f"{who} fires {name_of(gun)} at {name_of(target)}"
-        if kind == "seize" and u is not None and "hex" in p and keys <= {"hex", "target", "occupy"}:
-            what = "the artillery" if target == "artillery" else "the development"
+        at = _hex_said(p.get("hex"))
+        if kind == "seize" and u is not None and at and keys <= {"hex", "target", "occupy"}:
+            # no target: whatever stands there undefended ("seize a developed hex"); "artillery" or a gun's id: a gun
+            what = at if target is None else f"the development on {at}" if target == "development" \
+                else f"the artillery on {at}"
             then = " and moves onto it" if p.get("occupy") else ""
-            return f"{who} seizes {what} on {hex_words(p['hex'])}{then}"
+            return f"{who} seizes {what}{then}"
         if kind == "breach" and u is not None and keys == {"edge"} and (wall := _between(p["edge"])):
-            return f"{who} breaches the wall {wall}"
+            return f"{who} tries to breach the wall {wall}"  # "Players may attempt to breach": the dice decide
         if kind == "build" and isinstance(p.get("kind"), str) and keys in ({"kind", "hex"}, {"kind", "edge"}):
             thing = str(p["kind"])
-            if "edge" in p and (wall := _between(p["edge"])):
+            if thing == "wall" and "edge" in p and (wall := _between(p["edge"])):
                 return f"build a wall {wall}"
-            if "hex" in p:
-                return f"build {'an' if thing[:1] in 'aeiou' else 'a'} {thing} on {hex_words(p['hex'])}"
+            if thing != "wall" and at:
+                return f"build {'an' if thing[:1] in 'aeiou' else 'a'} {thing} on {at}"
         if kind == "move_wall" and keys == {"from", "to"} and (old := _between(p["from"])) and (new := _between(p["to"])):
             return f"move the wall {old} to {new}"
-        if kind == "discharge" and u is not None and keys == {"to"}:
-            return f"discharge {who} and recruit a new one on {hex_words(p['to'])}"
+        if kind == "discharge" and u is not None and keys == {"to"} and (to := _hex_said(p["to"])):
+            return f"discharge {who} and recruit a new one on {to}"
         if kind == "load" and u is not None and isinstance(freighter, int) and keys == {"freighter"}:
             return f"load {who} onto {name_of(freighter)}"
-        if kind == "place" and u is not None and keys == {"hex"}:
-            return f"place {who} on {hex_words(p['hex'])}"
+        if kind == "place" and u is not None and keys == {"hex"} and at:
+            return f"place {who} on {at}"
         if kind == "activate" and u is not None and not keys:
             return f"activate {who}"
         if kind == "finish" and not keys:
-            return f"finish {who}'s activation" if u is not None else "finish the unit's activation"
+            return "finish the active unit's activation"  # whichever unit is active, whatever unit is named
         if kind in ("end_turn", "end_retaliation") and not keys:
             return "end the turn" if kind == "end_turn" else "end the retaliation"
         return super().describe(action, name_of)

@@ -110,10 +110,10 @@ def run(args: argparse.Namespace) -> int:
 def _rates(text: str) -> tuple[float, ...]:
     """--camera-fps: frames a second, comma-separated, each 1 to 120."""
     try:
-        rates = tuple(float(part) for part in text.split(","))
+        rates = tuple(dict.fromkeys(float(part) for part in text.split(",")))  # each once, in the order given
     except ValueError:
-        rates = ()
-    if not rates or not all(MIN_CAMERA_FPS <= f <= MAX_CAMERA_FPS for f in rates):
-        raise InputError(f"--camera-fps {text} is not a list of frame rates; give rates such as 30 or 30,20, "
-                         f"each {MIN_CAMERA_FPS:g} to {MAX_CAMERA_FPS:g}.")
+        raise InputError(f"--camera-fps {text} is not a list of frame rates; give rates such as 30 or 30,20.") from None
+    if not all(MIN_CAMERA_FPS <= f <= MAX_CAMERA_FPS for f in rates):
+        raise InputError(f"--camera-fps {text} has a rate out of range; give each rate {MIN_CAMERA_FPS:g} to "
+                         f"{MAX_CAMERA_FPS:g} frames a second.")
     return rates
