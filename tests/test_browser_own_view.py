@@ -149,6 +149,7 @@ def test_layers_focus_legend_and_labels_apart(server: tuple[str, Any], browser: 
         pg = ctx.new_page()
         pg.goto(url + "/")
         pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
+        pg.wait_for_function("window.tablesight.msg.image_shapes.some((s) => s.s === 'section')", timeout=20000)
         assert pg.eval_on_selector_all("#legend .legend-item", "els => els.length") >= 10
         # the legend explains what this page has drawn (every kind on the camera view), but no line of sight or
         # weapon range until a player asks for one
@@ -157,7 +158,7 @@ def test_layers_focus_legend_and_labels_apart(server: tuple[str, Any], browser: 
                        return [items.filter((e) => e.getClientRects().length > 0).map((e) => e.dataset.style),
                                msg.image_shapes.map((s) => s.s),  // drawn with the frame (the board may wait)
                                items.map((e) => e.dataset.style)]; }""")
-        assert set(drawn) & set(known) <= set(shown) and len(set(drawn) & set(known)) >= 3, (shown, drawn)
+        assert set(drawn) & set(known) <= set(shown) and {"section", "terrain-blocking"} <= set(shown), (shown, drawn)
         assert not set(shown) & {"los-clear", "los-blocked", "range-band"}, shown
         assert "1\" engagement zone" in str(pg.text_content("#legend"))
         sections = pg.evaluate("window.tablesight.msg.image_shapes.filter((s) => s.s === 'section').length")

@@ -46,13 +46,24 @@ def client(sessions_root: Path, tmp_path: Path) -> Iterator[TestClient]:
         yield c
 
 
-def _frame_message(ws: object) -> dict[str, object]:
+def _pictured_frame(ws: object) -> tuple[dict[str, object], bytes]:
+    """The next frame message with the JPEG that follows it. A frame published as the watcher joined (made while
+    nobody watched) comes without one, and a status may come between: such a frame is passed over."""
+    frame: dict[str, object] | None = None
     while True:
-        msg = json.loads(ws.receive_text())  # type: ignore[attr-defined]
-        if msg["type"] == "frame":
-            jpeg = ws.receive_bytes()  # type: ignore[attr-defined]
-            assert jpeg[:2] == b"\xff\xd8"
-            return msg  # type: ignore[no-any-return]
+        message = ws.receive()  # type: ignore[attr-defined]
+        assert message["type"] == "websocket.send", message  # not closed
+        if message.get("bytes") is not None:
+            if frame is not None:
+                assert message["bytes"][:2] == b"\xff\xd8"
+                return frame, message["bytes"]
+            continue
+        msg = json.loads(message["text"])
+        frame = msg if msg["type"] == "frame" else None
+
+
+def _frame_message(ws: object) -> dict[str, object]:
+    return _pictured_frame(ws)[0]
 
 
 def test_pages_render(client: TestClient) -> None:
@@ -500,10 +511,7 @@ def _picture_width(ws: object, expected: int, frames: int = 150) -> int:
     page's word may still be on their way), else the last one's."""
     run, width = 0, -1
     for _ in range(frames):
-        msg = json.loads(ws.receive_text())  # type: ignore[attr-defined]
-        if msg["type"] != "frame":
-            continue
-        jpeg = ws.receive_bytes()  # type: ignore[attr-defined]
+        _msg, jpeg = _pictured_frame(ws)
         picture = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_UNCHANGED)
         assert picture is not None
         width = int(picture.shape[1])
