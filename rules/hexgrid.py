@@ -191,12 +191,13 @@ class Edge:
 
 
 def hex_words(v: Any) -> str:
-    """A hex as an action's words name it, "hex [q, r]", from a Hex or its JSON [q, r]; anything else as given."""
+    """A hex as an action's words name it, "hex [q, r]", from a Hex or its JSON [q, r]; "" for anything else (a
+    table position, a malformed value): the caller then says the action in the generic words."""
     if isinstance(v, Hex):
         return f"hex [{v.q}, {v.r}]"
     if isinstance(v, list | tuple) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
         return f"hex [{v[0]}, {v[1]}]"
-    return str(v)
+    return ""
 
 
 def edges_of(h: Hex) -> tuple[Edge, ...]:

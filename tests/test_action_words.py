@@ -82,6 +82,7 @@ def test_an_action_in_the_games_words(game: str, action: Action, said: str) -> N
         ("valknut", Action("assign_spirits", 10, {"blessings": [["Red 1", "evasion"]]})),
         ("valknut", Action("bear_restore", 11, {"targets": [11, "x"]})),
         ("magni", Action("place", 11, {"hex": [2, -1], "at": [1.0, 2.0]})),
+        ("magni", Action("place", 11, {"hex": {"at": [1.0, 2.0]}})),  # a table position, not a hex
         ("vigtavl", Action("build", None, {"kind": "fort", "edge": [0, 0, 1]})),  # a fort is never built on an edge
         ("vigtavl", Action("place", 12, {"hex": {"at": [3.0, 4.0]}})),  # a table position, not a hex
         ("valknut", Action("deploy", 10, {"to": [1.0, 2.0, 3.0]})),

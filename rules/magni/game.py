@@ -292,8 +292,8 @@ class Magni(Game):
         if action.kind == "lead" and p and all(isinstance(t, int) for t in p.values()):
             leads = [f"{name_of(t)} ({player})" for player, t in p.items() if isinstance(t, int)]
             return f"Lead Units {listed(leads)} fight for the center"
-        if action.kind == "place" and u is not None and set(p) == {"hex"}:
-            where = "the center" if p["hex"] == CENTRE.to_json() else hex_words(p["hex"])
+        where = "the center" if p.get("hex") == CENTRE.to_json() else hex_words(p.get("hex"))
+        if action.kind == "place" and u is not None and set(p) == {"hex"} and where:
             return f"place {name_of(u)} on {where}"
         return super().describe(action, name_of)
 

@@ -187,9 +187,10 @@ class Valknut(Game):
             said = [f"{effect.replace('_', ' ').title()}{f' x{n}' if n > 1 else ''} to "
                     f"{'itself' if t == u else name_of(t)}" for (t, effect), n in given.items()]
             return f"{who} assigns Spirit Blessings: {listed(said)}"
-        healed = [t for t in targets if isinstance(t, int)] if isinstance(targets, list) else []
-        if kind == "bear_restore" and u is not None and healed and isinstance(targets, list) and len(healed) == len(targets):
-            return f"{who} rolls 2d6 to restore HP to {listed(['itself' if t == u else name_of(t) for t in healed])}"
+        if kind == "bear_restore" and u is not None and isinstance(targets, list) and targets \
+                and all(isinstance(t, int) for t in targets):
+            healed = ["itself" if t == u else name_of(t) for t in targets if isinstance(t, int)]
+            return f"{who} rolls 2d6 to restore HP to {listed(healed)}"
         if kind == "pick_up_runestone" and u is not None:
             where = f"stockpile {p['stockpile']}" if "stockpile" in p else f"stone {p.get('stone', '?')} on the ground"
             return f"{who} picks up a Runestone from {where}"

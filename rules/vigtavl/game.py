@@ -826,12 +826,6 @@ def _take_development(state: VigtavlState, dev: Development, taker: str) -> tupl
     return _lost(state, victim), out
 
 
-def _hex_said(v: Any) -> str:
-    """A hex given as an action's JSON [q, r] in words ("hex [q, r]"); "" for anything else (a table position)."""
-    said = hex_words(v)
-    return said if said.startswith("hex [") else ""
-
-
 def _between(v: Any) -> str:
     """An edge given as an action's JSON in words, "between hex [q, r] and hex [q, r]"; "" if it is no edge."""
     try:
@@ -1264,7 +1258,7 @@ class Vigtavl(Game):
         if kind == "fire_artillery" and u is not None and isinstance(target, int) and isinstance(gun, int) \
                 and keys == {"artillery", "target"}:
             return f"{who} fires {name_of(gun)} at {name_of(target)}"
-        at = _hex_said(p.get("hex"))
+        at = hex_words(p.get("hex"))
         if kind == "seize" and u is not None and at and keys <= {"hex", "target", "occupy"}:
             # no target: whatever stands there undefended ("seize a developed hex"); "artillery" or a gun's id: a gun
             what = at if target is None else f"the development on {at}" if target == "development" \
@@ -1281,7 +1275,7 @@ class Vigtavl(Game):
                 return f"build {'an' if thing[:1] in 'aeiou' else 'a'} {thing} on {at}"
         if kind == "move_wall" and keys == {"from", "to"} and (old := _between(p["from"])) and (new := _between(p["to"])):
             return f"move the wall {old} to {new}"
-        if kind == "discharge" and u is not None and keys == {"to"} and (to := _hex_said(p["to"])):
+        if kind == "discharge" and u is not None and keys == {"to"} and (to := hex_words(p["to"])):
             return f"discharge {who} and recruit a new one on {to}"
         if kind == "load" and u is not None and isinstance(freighter, int) and keys == {"freighter"}:
             return f"load {who} onto {name_of(freighter)}"
