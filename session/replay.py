@@ -96,6 +96,16 @@ def open_source(spec: str | Path) -> FrameSource:
     return VideoSource(path)
 
 
+def recorded_game(extra: Mapping[str, Any], roster_game: str | None) -> str | None:
+    """The game a recorded session is replayed as: the manifest's "game" when it names one as text ("" : it was
+    recorded with no game), else its roster's. The replay list, the replay page, `tablesight replay` and the
+    battle report all choose it so."""
+    named = extra.get("game")
+    if isinstance(named, str):
+        return named or None
+    return roster_game
+
+
 def session_plan(session: RecordedSession | None, game: Game | None) -> tuple[dict[str, Any] | None,
                                                                            dict[int, list[Action]]]:
     """The game setup object and the declared actions by frame that a recorded session carries (manifest keys
@@ -131,9 +141,7 @@ def load_setup(source: FrameSource, calibration: Path | None = None, roster: Pat
     terrain_path = terrain or (session.terrain_path if session is not None else None)
     ter = parse_terrain(read_json_file(terrain_path, "terrain")) if terrain_path is not None else ()
     check_tags_apart(ros, ter)
-    name = game or (extra.get("game") if isinstance(extra.get("game"), str) else None)
-    if name is None and ros is not None:
-        name = ros.game
+    name = game or recorded_game(extra, ros.game if ros is not None else None)
     chosen = find_game(name) if name else None
     game_setup, declarations = session_plan(session, chosen)
     return ReplaySetup(cal, ros, ter, chosen, game_setup, declarations)

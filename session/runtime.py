@@ -12,7 +12,7 @@ import json
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from session.paths import SAMPLE_SESSION_DIR, SAMPLES_DIR, SESSION_NAME_RE, NoSu
 from session.phone_feed import PhoneCamera
 from session.pipeline import Pipeline
 from session.recording import LiveRecording
-from session.replay import session_plan
+from session.replay import recorded_game, session_plan
 from session.settings import Settings
 from session.setup_files import check_tags_apart, read_json_file
 from session.table_setup import TableSetup
@@ -66,15 +66,18 @@ def with_session_plan(setup: TableSetup, session_dir: Path | None) -> TableSetup
 
 
 def load_setup_files(
-    calibration: Path | None, roster: Path | None, terrain: Path | None, game: str | None
+    calibration: Path | None, roster: Path | None, terrain: Path | None, game: str | None,
+    recorded: Mapping[str, Any] | None = None,
 ) -> TableSetup:
-    """A TableSetup from files (any may be None); raises InputError/RulesInputError naming the bad file."""
+    """A TableSetup from files (any may be None); raises InputError/RulesInputError naming the bad file. `game`
+    (a flag) first, then, for a recorded session, its manifest's (`recorded`: the manifest's extra keys), then the
+    roster's, as `load_setup` chooses."""
 
     cal = load_calibration(calibration) if calibration is not None else None
     ros = parse_roster(read_json_file(roster, "roster"), str(roster)) if roster is not None else None
     ter = parse_terrain(read_json_file(terrain, "terrain")) if terrain is not None else ()
     check_tags_apart(ros, ter)
-    name = game or (ros.game if ros is not None else None)
+    name = game or recorded_game(recorded or {}, ros.game if ros is not None else None)
     if name is not None:
         name = find_game(name).name
     return TableSetup(calibration=cal, roster=ros, terrain=ter, game=name)
@@ -363,7 +366,8 @@ class Runtime:
             return p if p.is_file() else None
 
         try:
-            setup = load_setup_files(att("calibration.json"), att("roster.json"), att("terrain.json"), None)
+            recorded = read_manifest(path).extra if is_session_dir(path) else {}
+            setup = load_setup_files(att("calibration.json"), att("roster.json"), att("terrain.json"), None, recorded)
             return with_session_plan(setup, path)
         except (InputError, RulesInputError) as err:
             raise SetupError(f"Session {path.name} has a setup file that cannot be used: {err}") from None
@@ -416,11 +420,10 @@ def _about(session: Path) -> dict[str, Any]:
     units = roster.get("units") if isinstance(roster, dict) else None
     if isinstance(units, list):
         out["units"] = len(units)
-    game = manifest.extra.get("game")
-    if not (isinstance(game, str) and game) and isinstance(roster, dict):
-        game = roster.get("game")
+    roster_game = roster.get("game") if isinstance(roster, dict) else None
+    game = recorded_game(manifest.extra, roster_game if isinstance(roster_game, str) else None)
     known = True
-    if isinstance(game, str) and game:
+    if game:
         try:
             out["game"] = find_game(game).title
         except RulesInputError:

@@ -19,13 +19,13 @@ from webui.cli import main
 LONG = "a" * 300
 
 
-def _copy_sample(to: Path, frames: int = 6) -> Path:
-    """The bundled sample session cut to its first `frames` frames (fast to replay)."""
+def _copy_sample(to: Path, frames: int = 6, sample: Path = SAMPLE_SESSION_DIR) -> Path:
+    """The bundled sample session (or another `sample`) cut to its first `frames` frames (fast to replay)."""
     to.mkdir(parents=True)
-    for f in SAMPLE_SESSION_DIR.iterdir():
+    for f in sample.iterdir():
         if not f.name.startswith("frame_") or int(f.stem.split("_")[1]) < frames:
             shutil.copy(f, to / f.name)
-    lines = (SAMPLE_SESSION_DIR / "frames.jsonl").read_text().splitlines(True)[:frames]
+    lines = (sample / "frames.jsonl").read_text().splitlines(True)[:frames]
     (to / "frames.jsonl").write_text("".join(lines))
     manifest = json.loads((to / "manifest.json").read_text())
     manifest["frames"] = frames

@@ -11,8 +11,13 @@ from typing import Any
 
 import pytest
 
+from rules.engine import find_game
+from session.paths import SAMPLES_DIR
+from session.replay import load_setup, open_source
 from session.runtime import length_text, session_summaries
 from tests.test_session_inputs import _copy_sample
+from tests.webui_server import LocalClient, session_settings
+from webui.server import create_app
 
 
 def _manifest(d: Path, **changes: Any) -> None:
@@ -72,6 +77,39 @@ def test_a_frame_time_that_is_no_number_spoils_only_the_length(tmp_path: Path) -
     assert listed["bad"]["length_text"] == "–" and listed["bad"]["duration_s"] is None
     assert listed["bad"]["game"] == "Valknut: Skirmish Game"
     json.dumps(list(listed.values()), allow_nan=False)  # what /api/sessions sends: JSON has no infinity
+
+
+def test_list_page_replay_and_report_play_the_manifests_game_over_the_rosters(tmp_path: Path) -> None:
+    """A session recorded as Rise of the Magni whose roster says Valknut: listed, shown, replayed and reported
+    as Magni, the game it was played as."""
+    root = tmp_path / "sessions"
+    d = _copy_sample(root / "magni_night", frames=4, sample=SAMPLES_DIR / "magni_placement")
+    roster = json.loads((d / "roster.json").read_text())
+    (d / "roster.json").write_text(json.dumps({**roster, "game": "valknut"}))
+    assert json.loads((d / "manifest.json").read_text())["game"] == "magni"
+    magni = find_game("magni")
+    assert _listed(root)["magni_night"]["game"] == magni.title == "Rise of the Magni"
+    with LocalClient(create_app(session_settings(d, root, tmp_path / "setup"))) as c:
+        assert c.get("/api/replay/magni_night").json()["game"] == "magni"
+        page = c.get("/replay/magni_night").text
+        assert '<span class="muted" id="replay-game">Rise of the Magni</span>' in page and "Valknut" not in page
+    with open_source(d) as source:  # the battle report's path
+        reported = load_setup(source).game
+    assert reported is not None and reported.name == "magni"
+
+
+def test_a_session_recorded_with_no_game_is_listed_and_replayed_with_none(tmp_path: Path) -> None:
+    """The manifest's "game": "" (recorded with no game, as the stress sample) wins over the roster's game, as the
+    battle report reads it."""
+    root = tmp_path / "sessions"
+    d = _copy_sample(root / "no_game", frames=3)
+    _manifest(d, game="")
+    assert json.loads((d / "roster.json").read_text())["game"] == "valknut"
+    assert "game" not in _listed(root)["no_game"]
+    with LocalClient(create_app(session_settings(d, root, tmp_path / "setup"))) as c:
+        assert c.get("/api/replay/no_game").json()["game"] is None
+    with open_source(d) as source:
+        assert load_setup(source).game is None
 
 
 @pytest.mark.parametrize(("seconds", "said"), [(float("inf"), "–"), (float("nan"), "–"), (-1.0, "–")])
