@@ -30,7 +30,7 @@ from session.paths import SAMPLE_SESSION_DIR, SAMPLES_DIR, SESSION_NAME_RE, NoSu
 from session.phone_feed import PhoneCamera
 from session.pipeline import Pipeline
 from session.recording import LiveRecording
-from session.replay import recorded_game, session_plan
+from session.replay import load_setup, open_source, recorded_game, session_plan
 from session.settings import Settings
 from session.setup_files import check_tags_apart, read_json_file
 from session.table_setup import TableSetup
@@ -398,8 +398,8 @@ def length_text(seconds: float) -> str:
 def _about(session: Path) -> dict[str, Any]:
     """What the list of sessions says of a recorded one besides its frames: "game" (the rule book's title, from the
     manifest or else the roster, as a replay chooses it), "created" (ISO 8601, when recording began), "units" (the
-    roster's count), each only if readable, and "reportable" (a battle report can be made: a calibration and a
-    known game or none)."""
+    roster's count), each only if readable, and "reportable" (a battle report can be made: the setup it replays
+    with loads)."""
     out: dict[str, Any] = {"reportable": False}
     try:
         manifest = read_manifest(session)
@@ -422,14 +422,24 @@ def _about(session: Path) -> dict[str, Any]:
         out["units"] = len(units)
     roster_game = roster.get("game") if isinstance(roster, dict) else None
     game = recorded_game(manifest.extra, roster_game if isinstance(roster_game, str) else None)
-    known = True
     if game:
         try:
             out["game"] = find_game(game).title
         except RulesInputError:
-            out["game"], known = game, False
-    out["reportable"] = known and (session / "calibration.json").is_file()
+            out["game"] = game
+    out["reportable"] = _report_inputs_load(session)
     return out
+
+
+def _report_inputs_load(session: Path) -> bool:
+    """Whether a battle report of `session` can be made: its setup loads as the report loads it (`load_setup`:
+    calibration, roster, terrain, game, game setup and declarations)."""
+    try:
+        with open_source(session) as source:
+            load_setup(source)
+    except (InputError, RulesInputError, OSError):
+        return False
+    return True
 
 
 def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:

@@ -26,6 +26,10 @@ def _manifest(d: Path, **changes: Any) -> None:
     (d / "manifest.json").write_text(json.dumps(m))
 
 
+def _json(path: Path, **changes: Any) -> None:
+    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
+
+
 def _listed(root: Path) -> dict[str, dict[str, Any]]:
     return {s["name"]: s for s in session_summaries(root)}
 
@@ -46,9 +50,17 @@ BREAKS: list[tuple[str, Callable[[Path], object], dict[str, Any]]] = [
     ("game from the roster", lambda d: _manifest(d, game=None), {"game": "Valknut: Skirmish Game", "reportable": True}),
     ("unknown game", lambda d: _manifest(d, game="chess"), {"game": "chess", "reportable": False}),
     ("no calibration", lambda d: (d / "calibration.json").unlink(), {"reportable": False, "units": 10}),
-    ("roster a list", lambda d: (d / "roster.json").write_text("[1, 2]"), {"units": None}),
-    ("roster nested", lambda d: (d / "roster.json").write_text("[" * 5000 + "]" * 5000), {"units": None}),
-    ("roster not JSON", lambda d: (d / "roster.json").write_text("{units: "), {"units": None}),
+    ("roster a list", lambda d: (d / "roster.json").write_text("[1, 2]"), {"units": None, "reportable": False}),
+    ("roster nested", lambda d: (d / "roster.json").write_text("[" * 5000 + "]" * 5000),
+     {"units": None, "reportable": False}),
+    ("roster not JSON", lambda d: (d / "roster.json").write_text("{units: "), {"units": None, "reportable": False}),
+    ("roster without units", lambda d: _json(d / "roster.json", units=[{"tag": 10}]),
+     {"units": 1, "game": "Valknut: Skirmish Game", "reportable": False}),
+    ("calibration not JSON", lambda d: (d / "calibration.json").write_text("{"), {"reportable": False, "units": 10}),
+    ("calibration of no table", lambda d: (d / "calibration.json").write_text('{"board_in": "big"}'),
+     {"reportable": False, "units": 10}),
+    ("terrain not JSON", lambda d: (d / "terrain.json").write_text("[1"), {"reportable": False, "units": 10}),
+    ("declarations not JSON", lambda d: (d / "declarations.jsonl").write_text("{frame\n"), {"reportable": False}),
 ]
 
 
