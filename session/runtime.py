@@ -397,9 +397,9 @@ def length_text(seconds: float) -> str:
 
 def _about(session: Path) -> dict[str, Any]:
     """What the list of sessions says of a recorded one besides its frames: "game" (the rule book's title, from the
-    manifest or else the roster, as a replay chooses it), "created" (ISO 8601, when recording began), "units" (the
-    roster's count), each only if readable, and "reportable" (a battle report can be made: the setup it replays
-    with loads)."""
+    manifest or else the roster, as a replay chooses it), "created" (ISO 8601, when recording began) and
+    "created_text" (that time on this server's clock, as a player reads it), "units" (the roster's count), each
+    only if readable, and "reportable" (a battle report can be made: the setup it replays with loads)."""
     out: dict[str, Any] = {"reportable": False}
     try:
         manifest = read_manifest(session)
@@ -408,10 +408,10 @@ def _about(session: Path) -> dict[str, Any]:
     out["created"] = manifest.created
     try:
         began = datetime.fromisoformat(manifest.created)
-        zone = began.utcoffset()
-        out["created_text"] = f"{began:%d %b %Y, %H:%M}" + (
-            "" if zone is None else " UTC" if not zone else f" (UTC{began:%z})")
-    except ValueError:
+        if began.utcoffset() is not None:
+            began = began.astimezone()  # the recorder's UTC stamp said in this server's local time
+        out["created_text"] = f"{began:%d %b %Y, %H:%M}"
+    except (ValueError, OverflowError, OSError):
         pass
     roster: Any = None
     if (session / "roster.json").is_file():

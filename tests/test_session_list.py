@@ -5,10 +5,13 @@ hides the session or the others."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from rules.engine import find_game
@@ -17,6 +20,7 @@ from session.replay import load_setup, open_source
 from session.runtime import length_text, session_summaries
 from tests.test_session_inputs import _copy_sample
 from tests.webui_server import LocalClient, session_settings
+from vision.recorder import Recorder
 from webui.server import create_app
 
 
@@ -34,14 +38,51 @@ def _listed(root: Path) -> dict[str, dict[str, Any]]:
     return {s["name"]: s for s in session_summaries(root)}
 
 
-def test_a_sessions_line_says_its_game_date_units_and_length(tmp_path: Path) -> None:
+@pytest.fixture
+def berlin_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This process's local time is central European (UTC+1, UTC+2 in summer) for the test."""
+    monkeypatch.setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_sessions_line_says_its_game_date_units_and_length(tmp_path: Path, berlin_clock: None) -> None:
     d = _copy_sample(tmp_path / "club" / "night1", frames=6)
     _manifest(d, created="2026-11-20T19:02:11+01:00")
     s = _listed(tmp_path / "club")["night1"]
     times = [json.loads(line)["t"] for line in (d / "frames.jsonl").read_text().splitlines()]
     assert s["game"] == "Valknut: Skirmish Game" and s["units"] == 10 and s["frames"] == 6
-    assert s["created_text"] == "20 Nov 2026, 19:02 (UTC+0100)"  # the clock it was recorded by, said
+    assert s["created_text"] == "20 Nov 2026, 19:02"  # this server's clock, which it was recorded by
     assert s["length_text"] == f"{times[-1] - times[0]:.1f} s" and s["reportable"]
+
+
+@pytest.mark.parametrize(("stamp", "said"), [
+    ("2026-11-24T21:05:39+00:00", "24 Nov 2026, 22:05"),  # as vision/recorder.py writes it: UTC
+    ("2026-07-01T23:30:00+00:00", "02 Jul 2026, 01:30"),  # summer time, the next day here
+    ("2026-11-20T19:02:11-05:00", "21 Nov 2026, 01:02"),  # recorded on another clock, said on this one
+    ("0001-01-01T00:00:00+05:00", None),  # no local time for it: nothing said rather than a wrong one
+])
+def test_the_recorded_time_is_said_on_the_servers_clock(tmp_path: Path, berlin_clock: None, stamp: str,
+                                                        said: str | None) -> None:
+    d = _copy_sample(tmp_path / "club" / "night1", frames=2)
+    _manifest(d, created=stamp)
+    s = _listed(tmp_path / "club")["night1"]
+    assert s.get("created_text") == said and s["created"] == stamp
+
+
+def test_a_real_recorders_stamp_is_said_in_local_time(tmp_path: Path, berlin_clock: None) -> None:
+    d = tmp_path / "club" / "night2"
+    began = datetime.now(UTC)
+    with Recorder(d, source="test") as rec:
+        rec.write(np.zeros((24, 32, 3), np.uint8), 0.0)
+    created = json.loads((d / "manifest.json").read_text())["created"]
+    when = datetime.fromisoformat(created)
+    assert created.endswith("+00:00") and abs((when - began).total_seconds()) < 60
+    here = time.strftime("%d %b %Y, %H:%M", time.localtime(when.timestamp()))  # this process's clock: UTC+1 or +2
+    s = _listed(tmp_path / "club")["night2"]
+    assert s["created_text"] == here != f"{when:%d %b %Y, %H:%M}" and "UTC" not in s["created_text"]
 
 
 BREAKS: list[tuple[str, Callable[[Path], object], dict[str, Any]]] = [
