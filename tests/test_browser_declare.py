@@ -4,15 +4,19 @@ The screenshot goes to /tmp/tablesight-browser-declare.png."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from bench.web import CHROMIUM, CHROMIUM_ARGS
-from tests.webui_server import running_server, session_settings
+from session.paths import SAMPLES_DIR
+from tests.test_session_inputs import _copy_sample
+from tests.webui_server import SAME_ORIGIN, running_server, session_settings
 from tests.webui_session import make_session
 
 ARGS = list(CHROMIUM_ARGS)
@@ -80,3 +84,43 @@ def test_clicking_a_declared_action_shows_its_verdict(server: tuple[str, Any], p
         timeout=20000,
     )
     page.screenshot(path=str(SHOT))
+    # on to the deploy phase (every unit in every place): the long list is folded, and a unit's click narrows it
+    for _ in range(20):
+        listed = httpx.get(url + "/api/live/actions", headers=SAME_ORIGIN).json()
+        if listed["status"]["phase"] == "deploy":
+            break
+        first = listed["groups"][0]["actions"][0]["action"]
+        assert httpx.post(url + "/api/live/declare", json={"action": first}, headers=SAME_ORIGIN).status_code == 200
+    (group,) = listed["groups"]
+    assert group["kind"] == "deploy" and len(group["actions"]) > 8 and all(a["action"]["unit"] for a in group["actions"])
+    fold = page.locator("#declare-actions .declare-group[data-kind='deploy'] details.declare-fold summary")
+    fold.wait_for(timeout=20000)
+    assert fold.text_content() == f"Show all {len(group['actions'])}, or click a unit on the table to see only its actions"
+
+
+@pytest.fixture(scope="module")
+def magni_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    """The Magni sample's first frames, without its declarations: the game waits in its lead phase, whose 100
+    actions (who leads the fight for the centre) name no unit."""
+    root = tmp_path_factory.mktemp("browser-declare-magni")
+    d = _copy_sample(root / "magni", frames=4, sample=SAMPLES_DIR / "magni_placement")
+    manifest = json.loads((d / "manifest.json").read_text())
+    del manifest["declarations"]
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    with running_server(session_settings(d, root, tmp_path_factory.mktemp("setup"))) as (url, app):
+        assert app.state.runtime.live.wait_for_frame(20)
+        yield url, app
+
+
+def test_a_folded_group_of_no_units_actions_offers_no_unit_click(magni_server: tuple[str, Any], page: Any) -> None:
+    url, _app = magni_server
+    listed = httpx.get(url + "/api/live/actions", headers=SAME_ORIGIN).json()
+    (group,) = listed["groups"]
+    assert group["kind"] == "lead" and len(group["actions"]) == 60 and listed["total"] == 100
+    assert all(a["action"]["unit"] is None for a in group["actions"])
+    page.goto(url + "/")
+    fold = page.locator("#declare-actions .declare-group[data-kind='lead'] details.declare-fold summary")
+    fold.wait_for(timeout=20000)
+    assert fold.text_content() == "Show all 60"
+    assert page.text_content("#declare-msg") == "Showing 60 of 100 actions."
+    assert page.text_content("#declare-actions h4") == "Lead Units: the fight for the center (60)"

@@ -218,7 +218,8 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]
     message = "" if offered else ("The game is over." if status["phase"] == "over" else
                                   "Nothing to declare now: the camera's moves are next.")
     if len(offered) > len(shown):
-        message = f"Showing {len(shown)} of {len(offered)} actions; select a unit to see its own."
+        message = f"Showing {len(shown)} of {len(offered)} actions" + (
+            "; select a unit to see its own." if any(a.unit is not None for a in offered) else ".")
     return {
         "game": game.name,
         "status": status,

@@ -103,13 +103,15 @@ function startDeclare() {
       const box = document.createElement("div");
       box.className = "declare-group";
       box.dataset.kind = g.kind;
-      // a long list (a deploy phase: every unit in every place) is folded: pick by clicking a unit on the table
+      // a long list (a deploy phase: every unit in every place) is folded: pick by clicking a unit on the table,
+      // when its actions are units' (Magni's lead actions name none: clicking a unit would not narrow them)
       let holder = box;
       if (g.actions.length > GROUP_FOLD && (unit === null || unit === undefined)) {
         const fold = document.createElement("details");
         fold.className = "declare-fold";
         const sum = document.createElement("summary");
-        sum.textContent = `Click a unit on the table to see its own ${g.title.toLowerCase()} actions, or show all ${g.actions.length}`;
+        const ofUnits = g.actions.some((a) => a.action.unit !== null && a.action.unit !== undefined);
+        sum.textContent = `Show all ${g.actions.length}` + (ofUnits ? ", or click a unit on the table to see only its actions" : "");
         fold.append(sum);
         box.append(fold);
         holder = fold;
