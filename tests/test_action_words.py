@@ -8,6 +8,10 @@ import random
 import pytest
 
 from rules.engine import Action, Game, find_game, game_names, listed
+from rules.roster import parse_roster
+from rules.vigtavl.judge import build_position
+from tests.vigtavl_positions import act, judge, rules_of, scenario, unit
+from webui.routes.live import action_label
 
 NAMES = {10: "Red 1", 11: "Red 2", 12: "Red 3", 20: "Blue 1", 21: "Blue 2", 31: "Blue Cog"}
 
@@ -74,9 +78,57 @@ def test_an_action_in_the_games_words(game: str, action: Action, said: str) -> N
     assert words(game, action) == said
 
 
+CAMP = [((2, -2), "encampment", "red")]
+
+
+@pytest.mark.parametrize(
+    ("archer_at", "target_at", "said", "ruled"),
+    [
+        ((-2, 0), (-1, 0), "Red 1 attacks Blue 1 in close combat and moves in if it wins", "vigtavl.combat.close"),
+        ((-2, 0), (0, 0), "Red 1 attacks Blue 1 at range", "vigtavl.combat.ranged"),  # two hexes: fired, no moving in
+        ((-2, 0), (1, 0), "Red 1 attacks Blue 1 at range", "vigtavl.combat.ranged"),
+        ((0, 0), (0, 0), "Red 1 attacks Blue 1 in close combat", "vigtavl.combat.close"),  # already on its hex
+    ],
+)
+def test_a_vigtavl_attack_with_no_mode_is_said_as_the_rule_resolves_it(
+        archer_at: tuple[int, int], target_at: tuple[int, int], said: str, ruled: str) -> None:
+    """{"target", "occupy": true} with no "mode": close combat (and moving in after a win) only from an adjacent
+    hex, as the attack rule decides; at range it fires and never moves in."""
+    game = find_game("vigtavl")
+    scn = scenario([unit(10, "archer", "red", *archer_at), unit(20, "infantry", "blue", *target_at)], devs=CAMP,
+                   action=act("attack", 10, target=20, occupy=True))
+    state, _ = build_position(game, scn)
+    action = Action("attack", 10, {"target": 20, "occupy": True})
+    assert game.describe(action, lambda u: NAMES[u], state) == said
+    assert ruled in rules_of(judge(scn))
+    roster = parse_roster({"game": "vigtavl", "units": [
+        {"tag": 10, "name": "Red 1", "owner": "red", "profile": "archer"},
+        {"tag": 20, "name": "Blue 1", "owner": "blue", "profile": "infantry"}]})
+    assert action_label(game, action, "red", roster, state) == f"Red: {said}"  # the Declare panel's button
+
+
+def test_a_vigtavl_attack_with_no_mode_and_no_state_never_says_it_moves_in() -> None:
+    assert words("vigtavl", Action("attack", 10, {"target": 20, "occupy": True})) == "Red 1 attacks Blue 1"
+
+
+@pytest.mark.parametrize(
+    ("game", "action", "said"),
+    [
+        ("valknut", Action("assign_spirits", 10, {"blessings": []}), "Red 1 withdraws its Spirit Blessings"),
+    ],
+)
+def test_words_for_an_edge_case(game: str, action: Action, said: str) -> None:
+    """Blessings of none: the rule withdraws the unit's earlier ones (not "assigns Spirit Blessings: ")."""
+    assert words(game, action) == said
+
+
 @pytest.mark.parametrize(
     ("game", "action"),
     [
+        ("vigtavl", Action("build", None, {"kind": "", "hex": [0, 1]})),  # no kind of building: not "build an  on"
+        ("vigtavl", Action("build", None, {"kind": " ", "hex": [0, 1]})),
+        ("magni", Action("lead", None, {"red": True, "blue": 20})),  # true is no unit
+        ("magni", Action("lead", None, {"red": False})),
         ("vigtavl", Action("breach", 11, {"edge": "north"})),  # not an edge: said as given, not raised
         ("vigtavl", Action("build", None, {"kind": "fort", "hex": [0, 1], "extra": 1})),
         ("valknut", Action("assign_spirits", 10, {"blessings": [["Red 1", "evasion"]]})),

@@ -286,11 +286,11 @@ class Magni(Game):
 
     # ------------------------------------------------------------------ play
 
-    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
+    def describe(self, action: Action, name_of: Callable[[UnitId], str], state: Any = None) -> str:
         """The Lead Units' fight for the center and each placement, in the seed's words, units by name."""
         p, u = action.params, action.unit
-        if action.kind == "lead" and p and all(isinstance(t, int) for t in p.values()):
-            leads = [f"{name_of(t)} ({player})" for player, t in p.items() if isinstance(t, int)]
+        if action.kind == "lead" and p and all(isinstance(t, int) and not isinstance(t, bool) for t in p.values()):
+            leads = [f"{name_of(t)} ({player})" for player, t in p.items()]
             return f"Lead Units {listed(leads)} fight for the center"
         where = "the center" if p.get("hex") == CENTRE.to_json() else hex_words(p.get("hex"))
         if action.kind == "place" and u is not None and set(p) == {"hex"} and where:

@@ -159,7 +159,7 @@ class Valknut(Game):
             return TurnStatus(base.phase, base.round, base.turn, chooser(state))
         return base
 
-    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
+    def describe(self, action: Action, name_of: Callable[[UnitId], str], state: Any = None) -> str:
         """Valknut's actions in the rule book's words, units by name."""
         p, u, kind = dict(action.params), action.unit, action.kind
         who = name_of(u) if u is not None else ""
@@ -178,6 +178,8 @@ class Valknut(Game):
         if kind == "choose_drop_zone" and "section" in p:
             return f"choose section {p['section']} as Drop Zone"
         blessings, targets = p.get("blessings"), p.get("targets")
+        if kind == "assign_spirits" and u is not None and blessings == []:
+            return f"{who} withdraws its Spirit Blessings"  # its earlier Blessings go and none come
         if kind == "assign_spirits" and u is not None and isinstance(blessings, list):
             given: dict[tuple[int, str], int] = {}
             for b in blessings:

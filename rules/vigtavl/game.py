@@ -651,6 +651,12 @@ def _load(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vigt
     return state, out
 
 
+def _close_by_default(attacker: Piece, from_hex: Hex, to_hex: Hex) -> bool:
+    """An attack that names no "mode" is a close combat when the target stands on the same or an adjacent hex and
+    the attacker is not aboard a freighter; else it is fired at range."""
+    return distance(from_hex, to_hex) <= 1 and attacker.aboard is None
+
+
 def _attack(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("battle",), "Attacking")
     a = _actor(state, action)
@@ -667,7 +673,7 @@ def _attack(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vi
     if a.aboard is not None and a.kind != "archer":
         raise Illegal("freighter.archers", "Only archers aboard a freighter can attack (coastal hexes or enemy ships).")
     if mode is None:
-        mode = "close" if distance(ah, th) <= 1 and a.aboard is None else "ranged"
+        mode = "close" if _close_by_default(a, ah, th) else "ranged"
     state, out = _activate(state, a, "attack")
     if mode == "close":
         if a.aboard is not None:
@@ -1245,15 +1251,23 @@ class Vigtavl(Game):
             return None
         return Action("move", p.id, {"to": [cell.q, cell.r]})
 
-    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
+    def describe(self, action: Action, name_of: Callable[[UnitId], str], state: Any = None) -> str:
         """Vigtavl's actions in the rule book's words, units by name and hexes as [q, r]; a wall by the two hexes
-        it stands between."""
+        it stands between. An attack with no "mode" is said as the rule resolves it where the units stand (given
+        the state): it moves in after a win only in close combat from another hex."""
         p, u, kind = action.params, action.unit, action.kind
         who = name_of(u) if u is not None else ""
         target, gun, freighter, keys = p.get("target"), p.get("artillery"), p.get("freighter"), set(p)
         if kind == "attack" and u is not None and isinstance(target, int) and keys <= {"target", "mode", "occupy"}:
-            how = {"close": " in close combat", "ranged": " at range"}.get(str(p.get("mode")), "")
-            then = " and moves in if it wins" if p.get("occupy") and p.get("mode") != "ranged" else ""
+            mode, apart = p.get("mode"), True
+            if isinstance(state, VigtavlState) and isinstance(u, int) and mode in (None, "close"):
+                a, t = state.piece(u), state.piece(target)
+                ah, th = (state.where(a), state.where(t)) if a is not None and t is not None else (None, None)
+                if a is not None and ah is not None and th is not None:
+                    mode = mode or ("close" if _close_by_default(a, ah, th) else "ranged")
+                    apart = ah != th  # on the same hex already: there is nowhere to move in to
+            how = {"close": " in close combat", "ranged": " at range"}.get(str(mode), "")
+            then = " and moves in if it wins" if p.get("occupy") and mode == "close" and apart else ""
             return f"{who} attacks {name_of(target)}{how}{then}"
         if kind == "fire_artillery" and u is not None and isinstance(target, int) and isinstance(gun, int) \
                 and keys == {"artillery", "target"}:
@@ -1267,7 +1281,8 @@ class Vigtavl(Game):
             return f"{who} seizes {what}{then}"
         if kind == "breach" and u is not None and keys == {"edge"} and (wall := _between(p["edge"])):
             return f"{who} tries to breach the wall {wall}"  # "Players may attempt to breach": the dice decide
-        if kind == "build" and isinstance(p.get("kind"), str) and keys in ({"kind", "hex"}, {"kind", "edge"}):
+        if kind == "build" and isinstance(p.get("kind"), str) and p["kind"].strip() and \
+                keys in ({"kind", "hex"}, {"kind", "edge"}):
             thing = str(p["kind"])
             if thing == "wall" and "edge" in p and (wall := _between(p["edge"])):
                 return f"build a wall {wall}"

@@ -163,9 +163,10 @@ def names_of(roster: Roster | None) -> Callable[[int], str]:
     return lambda unit: names.get(unit, f"tag {unit}")
 
 
-def action_label(game: Game, action: Action, owner: str | None, roster: Roster | None) -> str:
-    """A short sentence for a button, in the game's words: "Red: Red 5 attacks Blue 1"."""
-    text = game.describe(action, names_of(roster))
+def action_label(game: Game, action: Action, owner: str | None, roster: Roster | None, state: Any = None) -> str:
+    """A short sentence for a button, in the game's words: "Red: Red 5 attacks Blue 1" (said of the game as it
+    stands, `state`, where the game's words depend on it)."""
+    text = game.describe(action, names_of(roster), state)
     who = owner or (action.params.get("player") if isinstance(action.params.get("player"), str) else None)
     if not who:
         return text[:1].upper() + text[1:]
@@ -214,7 +215,7 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]
             else None
         if owner is None and a.unit is None and "player" not in a.params:
             owner = status["player"]  # an action of no unit's is the player's to act
-        groups.setdefault(a.kind, []).append({"label": action_label(game, a, owner, roster), "action": a.to_json()})
+        groups.setdefault(a.kind, []).append({"label": action_label(game, a, owner, roster, state), "action": a.to_json()})
     message = "" if offered else ("The game is over." if status["phase"] == "over" else
                                   "Nothing to declare now: the camera's moves are next.")
     if len(offered) > len(shown):
