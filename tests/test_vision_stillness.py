@@ -131,3 +131,22 @@ def test_a_reference_survives_a_checkpoint_and_refuses_the_frame_edge() -> None:
     h, w = gray.shape
     assert _ref(gray, tag.corners_px, (1.0, 10.0, 30.0, 40.0)) is None  # its tiles pass the left edge
     assert _ref(gray, tag.corners_px, (w - 20.0, 10.0, w - 2.0, 40.0)) is None
+
+
+@pytest.mark.parametrize("tile", [4, 8, 12, 16, 3])
+def test_tile_grid_is_opencvs_area_mean_bit_for_bit(tile: int) -> None:
+    """The tile means come from the integral image; they must equal OpenCV's area resize of the float frame
+    exactly (live and replay decide stillness on them), on real photos, odd sizes, all-white and noise."""
+    rng = np.random.default_rng(tile)
+    frames = [load_gray(REAL / name) for name in PHOTOS[:3]]
+    frames += [rng.integers(0, 256, (721, 1283), dtype=np.uint8), np.full((1080, 1920), 255, np.uint8),
+               rng.integers(0, 256, (tile + 1, 3 * tile + 2), dtype=np.uint8)]
+    for gray in frames:
+        h, w = gray.shape
+        rows, cols = h // tile, w // tile
+        opencv = cv2.resize(gray[: rows * tile, : cols * tile].astype(np.float32), (cols, rows),
+                            interpolation=cv2.INTER_AREA)
+        ours = tile_grid(gray, tile)
+        assert ours.dtype == np.float32 and ours.shape == (rows, cols)
+        assert np.array_equal(ours, opencv), (gray.shape, tile, float(np.abs(ours - opencv).max()))
+    assert tile_grid(np.zeros((tile - 1, 50), np.uint8), tile).shape == (0, 50 // tile)

