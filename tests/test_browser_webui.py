@@ -281,6 +281,10 @@ def test_calibration_wizard_reports_residual(server: tuple[str, Any], page: Any)
     page.wait_for_selector("#residual-in", timeout=20000)
     residual = float(page.text_content("#residual-in").strip('"'))
     assert 0 <= residual < 0.02
+    # the line is built of elements (the server's numbers as text): the inches in bold, then pixels, height, tilt
+    assert re.fullmatch(r'Residual \d\.\d{3}" \(\d+\.\d{2} px\), camera [\d.]+" up, tilt [\d.]+°',
+                        page.text_content("#residual") or ""), page.text_content("#residual")
+    assert page.evaluate("document.querySelector('#residual b').id") == "residual-in"
     assert page.get_attribute("#shot", "data-anchors") == "4"
     assert page.locator(".chip.missing").count() == 0
     page.screenshot(path=str(SHOTS / "tablesight-browser-calibrate.png"))

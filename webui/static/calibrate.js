@@ -61,7 +61,11 @@ document.getElementById("table-form").addEventListener("submit", async (ev) => {
       anchors.append(span);
     }
     if (a.ok) {
-      residual.innerHTML = `Residual <b id="residual-in">${a.residual_in.toFixed(3)}"</b> (${a.residual_px.toFixed(2)} px), camera ${a.camera_height_in}" up, tilt ${a.tilt_deg}°`;
+      const inches = document.createElement("b");
+      inches.id = "residual-in";
+      inches.textContent = `${Number(a.residual_in).toFixed(3)}"`;
+      residual.replaceChildren("Residual ", inches,
+        ` (${Number(a.residual_px).toFixed(2)} px), camera ${a.camera_height_in}" up, tilt ${a.tilt_deg}°`);
       residual.className = "ok";
     } else {
       residual.className = "bad";

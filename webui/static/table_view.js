@@ -68,15 +68,36 @@ export function eventClass(e) {
 // The players' last word (live page only): an "Overrule" button on each verdict of the events list, and
 // "Correct position" for the selected unit (then a click on the board). Both are declared actions of
 // Tablesight's own (session/overrule.py): recorded with the session and replayed the same way.
+// A player's word on a form: who and why (built as elements, never as HTML: what a page shows is text).
+function signedFields(form, buttonText, ...before) {
+  const field = (name, placeholder, maxLength) => {
+    const input = document.createElement("input");
+    input.name = name;
+    input.placeholder = placeholder;
+    input.required = true;
+    input.maxLength = maxLength;
+    return input;
+  };
+  const button = document.createElement("button");
+  button.type = "submit";
+  button.textContent = buttonText;
+  const error = document.createElement("span");
+  error.className = "form-error";
+  error.setAttribute("role", "alert");
+  form.append(...before, field("by", "your name", 60), field("reason", "why the camera is wrong here", 300), button, error);
+}
+
 function overruleForm(e, declarePath, onDone) {
   const form = document.createElement("form");
   form.className = "overrule";
-  const other = e.outcome === "illegal" ? "legal" : "illegal";
-  form.innerHTML = `<label>Stands as <select name="outcome"><option value="${other}">${other}</option>` +
-    `<option value="${e.outcome === "illegal" ? "illegal" : "legal"}">${e.outcome === "illegal" ? "illegal" : "legal"}</option></select></label>` +
-    `<input name="by" placeholder="your name" required maxlength="60">` +
-    `<input name="reason" placeholder="why the camera is wrong here" required maxlength="300">` +
-    `<button type="submit">Overrule</button><span class="form-error" role="alert"></span>`;
+  const stands = e.outcome === "illegal" ? "illegal" : "legal";
+  const other = stands === "illegal" ? "legal" : "illegal";
+  const label = document.createElement("label");
+  const select = document.createElement("select");
+  select.name = "outcome";
+  for (const o of [other, stands]) select.append(new Option(o, o));
+  label.append("Stands as ", select);
+  signedFields(form, "Overrule", label);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const f = new FormData(form);
@@ -337,11 +358,10 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     const u = ((state.msg && state.msg.units) || []).find((v) => v.tag === unit);
     const form = document.createElement("form");
     form.className = "overrule";
-    form.innerHTML = `<p>${u ? u.name : "tag " + unit} stands at (${x.toFixed(2)}, ${y.toFixed(2)})` +
-      (u ? `, ${Math.hypot(x - u.x, y - u.y).toFixed(2)}" from where the camera has it` : "") + `.</p>` +
-      `<input name="by" placeholder="your name" required maxlength="60">` +
-      `<input name="reason" placeholder="why the camera is wrong here" required maxlength="300">` +
-      `<button type="submit">Correct</button><span class="form-error" role="alert"></span>`;
+    const said = document.createElement("p");
+    said.textContent = `${u ? u.name : "tag " + unit} stands at (${x.toFixed(2)}, ${y.toFixed(2)})` +
+      (u ? `, ${Math.hypot(x - u.x, y - u.y).toFixed(2)}" from where the camera has it` : "") + ".";
+    signedFields(form, "Correct", said);
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
       const f = new FormData(form);
