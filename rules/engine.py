@@ -305,11 +305,15 @@ class Game(ABC):
                       None)
         return TurnStatus(phase, numbers.get("round"), numbers.get("turn"), player)
 
-    def describe(self, action: Action, name_of: Callable[[UnitId], str], state: Any = None) -> str:
-        """An action in words for a button or a log line, units by name ("attack Blue 1 with Red 5"); `state`, when
-        given, the game as it stands, for what the action leaves to the table (Vigtavl's attack with no "mode": close
-        combat or at range by where the units stand). Default: the kind in words, the unit, then the parameters (a
-        unit id parameter by name)."""
+    def as_ruled(self, state: Any, action: Action) -> Action:
+        """`action` as the rules would take it in `state`, with what it leaves to the table said (Vigtavl's attack
+        with no "mode": close combat from the same or an adjacent hex, else at range), so that `describe` says what
+        will happen. Default: the action itself."""
+        return action
+
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
+        """An action in words for a button or a log line, units by name ("attack Blue 1 with Red 5").
+        Default: the kind in words, the unit, then the parameters (a unit id parameter by name)."""
         words = action.kind.replace("_", " ")
         if action.unit is not None:
             words += f" {name_of(action.unit)}"

@@ -99,7 +99,7 @@ def test_a_vigtavl_attack_with_no_mode_is_said_as_the_rule_resolves_it(
                    action=act("attack", 10, target=20, occupy=True))
     state, _ = build_position(game, scn)
     action = Action("attack", 10, {"target": 20, "occupy": True})
-    assert game.describe(action, lambda u: NAMES[u], state) == said
+    assert game.describe(game.as_ruled(state, action), lambda u: NAMES[u]) == said
     assert ruled in rules_of(judge(scn))
     roster = parse_roster({"game": "vigtavl", "units": [
         {"tag": 10, "name": "Red 1", "owner": "red", "profile": "archer"},

@@ -366,7 +366,7 @@ class HexSkirmish(Game):
 
     # ------------------------------------------------------------------ play
 
-    def describe(self, action: Action, name_of: Callable[[UnitId], str], state: Any = None) -> str:
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
         """A round's steps in the seed's words ("Roll the d20 for Initiative", "Choose Army Card"), units by name."""
         p, u, kind = action.params, action.unit, action.kind
         target = p.get("target")

@@ -286,7 +286,7 @@ class Magni(Game):
 
     # ------------------------------------------------------------------ play
 
-    def describe(self, action: Action, name_of: Callable[[UnitId], str], state: Any = None) -> str:
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
         """The Lead Units' fight for the center and each placement, in the seed's words, units by name."""
         p, u = action.params, action.unit
         if action.kind == "lead" and p and all(isinstance(t, int) and not isinstance(t, bool) for t in p.values()):

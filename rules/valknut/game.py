@@ -159,7 +159,7 @@ class Valknut(Game):
             return TurnStatus(base.phase, base.round, base.turn, chooser(state))
         return base
 
-    def describe(self, action: Action, name_of: Callable[[UnitId], str], state: Any = None) -> str:
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
         """Valknut's actions in the rule book's words, units by name."""
         p, u, kind = dict(action.params), action.unit, action.kind
         who = name_of(u) if u is not None else ""

@@ -947,7 +947,7 @@ class Valyr(Game):
 
     # ------------------------------------------------------------------------------------ legal actions
 
-    def describe(self, action: Action, name_of: Callable[[UnitId], str], state: Any = None) -> str:
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
         """A round's and a turn's actions in the rule book's words, units by name."""
         p, u, kind = action.params, action.unit, action.kind
         target = p.get("target")

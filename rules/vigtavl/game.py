@@ -1251,23 +1251,34 @@ class Vigtavl(Game):
             return None
         return Action("move", p.id, {"to": [cell.q, cell.r]})
 
-    def describe(self, action: Action, name_of: Callable[[UnitId], str], state: Any = None) -> str:
+    def as_ruled(self, state: VigtavlState, action: Action) -> Action:
+        """An attack with no "mode" as the attack rule resolves it where the units stand: close combat from the same
+        or an adjacent hex, else at range; "occupy" kept only where the victor would move in (close combat from
+        another hex)."""
+        p, u, target = action.params, action.unit, action.params.get("target")
+        if action.kind != "attack" or not isinstance(u, int) or not isinstance(target, int) \
+                or p.get("mode") not in (None, "close") or not isinstance(state, VigtavlState):
+            return action
+        a, t = state.piece(u), state.piece(target)
+        ah, th = (state.where(a), state.where(t)) if a is not None and t is not None else (None, None)
+        if a is None or ah is None or th is None:
+            return action
+        mode = p.get("mode") or ("close" if _close_by_default(a, ah, th) else "ranged")
+        params = {**p, "mode": mode}
+        if mode != "close" or ah == th:
+            params.pop("occupy", None)  # at range, or on its hex already: there is nowhere to move in to
+        return Action(action.kind, u, params)
+
+    def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
         """Vigtavl's actions in the rule book's words, units by name and hexes as [q, r]; a wall by the two hexes
-        it stands between. An attack with no "mode" is said as the rule resolves it where the units stand (given
-        the state): it moves in after a win only in close combat from another hex."""
+        it stands between. An attack moves in after a win only in close combat (an attack with no "mode" is said
+        as the rule resolves it once `as_ruled` has said its mode)."""
         p, u, kind = action.params, action.unit, action.kind
         who = name_of(u) if u is not None else ""
         target, gun, freighter, keys = p.get("target"), p.get("artillery"), p.get("freighter"), set(p)
         if kind == "attack" and u is not None and isinstance(target, int) and keys <= {"target", "mode", "occupy"}:
-            mode, apart = p.get("mode"), True
-            if isinstance(state, VigtavlState) and isinstance(u, int) and mode in (None, "close"):
-                a, t = state.piece(u), state.piece(target)
-                ah, th = (state.where(a), state.where(t)) if a is not None and t is not None else (None, None)
-                if a is not None and ah is not None and th is not None:
-                    mode = mode or ("close" if _close_by_default(a, ah, th) else "ranged")
-                    apart = ah != th  # on the same hex already: there is nowhere to move in to
-            how = {"close": " in close combat", "ranged": " at range"}.get(str(mode), "")
-            then = " and moves in if it wins" if p.get("occupy") and mode == "close" and apart else ""
+            how = {"close": " in close combat", "ranged": " at range"}.get(str(p.get("mode")), "")
+            then = " and moves in if it wins" if p.get("occupy") and p.get("mode") == "close" else ""
             return f"{who} attacks {name_of(target)}{how}{then}"
         if kind == "fire_artillery" and u is not None and isinstance(target, int) and isinstance(gun, int) \
                 and keys == {"artillery", "target"}:

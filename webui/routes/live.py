@@ -164,9 +164,9 @@ def names_of(roster: Roster | None) -> Callable[[int], str]:
 
 
 def action_label(game: Game, action: Action, owner: str | None, roster: Roster | None, state: Any = None) -> str:
-    """A short sentence for a button, in the game's words: "Red: Red 5 attacks Blue 1" (said of the game as it
-    stands, `state`, where the game's words depend on it)."""
-    text = game.describe(action, names_of(roster), state)
+    """A short sentence for a button, in the game's words: "Red: Red 5 attacks Blue 1" (with `state`, the game as
+    it stands, said as the rules would take it there: `Game.as_ruled`)."""
+    text = game.describe(game.as_ruled(state, action) if state is not None else action, names_of(roster))
     who = owner or (action.params.get("player") if isinstance(action.params.get("player"), str) else None)
     if not who:
         return text[:1].upper() + text[1:]
