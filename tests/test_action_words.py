@@ -174,3 +174,27 @@ def test_every_action_offered_in_play_has_the_games_own_words(name: str) -> None
             state, positions = result.state, result.positions
     assert seen, f"{name}: no action offered"
 
+
+
+@pytest.mark.parametrize(
+    ("params", "said"),
+    [
+        ({"stockpile": 1}, "Red 1 picks up a Runestone from the Runic Stockpile in Section 5"),
+        ({"stockpile": 0}, "Red 1 picks up a Runestone from the Runic Stockpile in Section 1"),
+        ({"stockpile": 7}, "Red 1 picks up a Runestone from Runic Stockpile 7"),  # no such stockpile: its number
+        ({"stone": 0}, "Red 1 picks up a Runestone from the ground"),
+        ({}, "Red 1 picks up the nearest Runestone"),
+    ],
+)
+def test_a_valknut_runestone_is_picked_up_from_a_stockpile_named_by_its_section(params: dict, said: str) -> None:
+    """Players know a Runic Stockpile by where it stands (the board labels its section), not by its number."""
+    from rules.valknut.setup import scenario_state
+
+    game = find_game("valknut")
+    state, _ = scenario_state({"units": [{"tag": 10, "owner": "red", "at": [2, 2]}, {"tag": 20, "owner": "blue",
+                                                                                     "at": [28, 20]}],
+                               "state": {"stockpiles": [{"at": [3, 3]}, {"at": [15, 18]}]}})
+    assert [s.section for s in state.stockpiles] == [1, 5]
+    action = Action("pick_up_runestone", 10, params)
+    assert game.describe(game.as_ruled(state, action), lambda u: NAMES[u]) == said
+    assert game.as_ruled(None, action) is action  # no game state: the action as it was

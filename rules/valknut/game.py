@@ -159,6 +159,15 @@ class Valknut(Game):
             return TurnStatus(base.phase, base.round, base.turn, chooser(state))
         return base
 
+    def as_ruled(self, state: ValknutState, action: Action) -> Action:
+        """A Runestone picked up from a Runic Stockpile, with the stockpile's section (`"section"`, for its words
+        only: players know a stockpile by where it stands, not by its number)."""
+        i = action.params.get("stockpile")
+        if action.kind != "pick_up_runestone" or not isinstance(state, ValknutState) or not isinstance(i, int) \
+                or isinstance(i, bool) or not 0 <= i < len(state.stockpiles):
+            return action
+        return Action(action.kind, action.unit, {**action.params, "section": state.stockpiles[i].section})
+
     def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
         """Valknut's actions in the rule book's words, units by name."""
         p, u, kind = dict(action.params), action.unit, action.kind
@@ -194,8 +203,14 @@ class Valknut(Game):
             healed = ["itself" if t == u else name_of(t) for t in targets if isinstance(t, int)]
             return f"{who} rolls 2d6 to restore HP to {listed(healed)}"
         if kind == "pick_up_runestone" and u is not None:
-            where = f"stockpile {p['stockpile']}" if "stockpile" in p else f"stone {p.get('stone', '?')} on the ground"
-            return f"{who} picks up a Runestone from {where}"
+            section = p.get("section")
+            if "stockpile" in p:
+                where = f"the Runic Stockpile in Section {section}" if isinstance(section, int) \
+                    else f"Runic Stockpile {p['stockpile']}"
+                return f"{who} picks up a Runestone from {where}"
+            if "stone" in p:
+                return f"{who} picks up a Runestone from the ground"
+            return f"{who} picks up the nearest Runestone"
         return super().describe(action, name_of)
 
     def _fine(self, table: Table, action: Action) -> bool:
