@@ -154,13 +154,13 @@ def mjpeg_stream(parts: Sequence[bytes], fps: float = CAMERA_FPS) -> Iterator[st
             pass
 
         def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
-            self.end_headers()
             if not started:
                 started.append(time.monotonic())
             t0 = started[0]
-            with suppress(OSError):
+            with suppress(OSError):  # a client that hangs up, as a camera's reader does when it closes
+                self.send_response(200)
+                self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
+                self.end_headers()
                 while True:
                     k = next(sent)
                     wait = t0 + k / fps - time.monotonic()
