@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from bench.web import CHROMIUM, CHROMIUM_ARGS
-from tests.webui_server import SAME_ORIGIN, running_server, session_settings
+from tests.webui_server import SAME_ORIGIN, click_unit, running_server, session_settings
 from tests.webui_session import make_session
 
 pytestmark = [
@@ -61,19 +61,6 @@ def page(server: tuple[str, Any]) -> Iterator[Any]:
         assert not errors, errors
 
 
-def _click_unit(page: Any, tag: int) -> None:
-    x, y = page.evaluate(
-        """(tag) => {
-            const c = document.getElementById('camera'), r = c.getBoundingClientRect(), msg = window.tablesight.msg;
-            const s = msg.image_shapes.find((s) => s.s === 'base' && s.u === tag);
-            const cx = s.p.reduce((a, p) => a + p[0], 0) / s.p.length, cy = s.p.reduce((a, p) => a + p[1], 0) / s.p.length;
-            return [r.left + cx * r.width / msg.image_size[0], r.top + cy * r.height / msg.image_size[1]];
-        }""",
-        tag,
-    )
-    page.mouse.click(x, y)
-
-
 def _nothing_injected(page: Any) -> None:
     page.wait_for_timeout(300)  # a failed picture's onerror runs a moment after the element is made
     assert page.evaluate(f"document.querySelectorAll({INJECTED!r}).length") == 0
@@ -84,10 +71,10 @@ def test_a_units_name_made_of_markup_is_shown_as_text(server: tuple[str, Any], p
     url, app = server
     page.goto(url + "/")
     page.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
-    _click_unit(page, 13)
+    click_unit(page, 13)
     page.wait_for_function("window.tablesight.selected === 13", timeout=10000)
     assert PAYLOAD in page.text_content("#selected-text")
-    _click_unit(page, 21)  # 13's range to 21: the answer names both
+    click_unit(page, 21)  # 13's range to 21: the answer names both
     page.wait_for_selector("#answer-table", timeout=10000)
     assert BOLD in page.text_content("#answer")
     _nothing_injected(page)

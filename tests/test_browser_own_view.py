@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bench.web import CHROMIUM, CHROMIUM_ARGS
-from tests.webui_server import running_server, session_settings
+from tests.webui_server import click_unit, running_server, session_settings
 from tests.webui_session import make_session
 
 pytestmark = [
@@ -42,25 +42,12 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-def _click_unit(page: Any, tag: int) -> None:
-    x, y = page.evaluate(
-        """(tag) => {
-            const c = document.getElementById('camera'), r = c.getBoundingClientRect(), msg = window.tablesight.msg;
-            const s = msg.image_shapes.find((s) => s.s === 'base' && s.u === tag);
-            const cx = s.p.reduce((a, p) => a + p[0], 0) / s.p.length, cy = s.p.reduce((a, p) => a + p[1], 0) / s.p.length;
-            return [r.left + cx * r.width / msg.image_size[0], r.top + cy * r.height / msg.image_size[1]];
-        }""",
-        tag,
-    )
-    page.mouse.click(x, y)
-
-
 def _select_unit(page: Any, tag: int, seconds: float = 20.0) -> None:
     """Click unit `tag` until the page has it selected: the recording plays on, so a unit may move (or be lifted)
     between reading where it is drawn and the click landing."""
     deadline = time.monotonic() + seconds
     while True:
-        _click_unit(page, tag)
+        click_unit(page, tag)
         try:
             page.wait_for_function(f"window.tablesight.selected === {tag}", timeout=2000)
             return
@@ -79,14 +66,14 @@ def test_two_players_each_see_only_their_own_selection(server: tuple[str, Any], 
         for pg in (a, b):
             pg.goto(url + "/")
             pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
-        _click_unit(a, 13)
+        click_unit(a, 13)
         a.wait_for_function("document.getElementById('camera').dataset.focusUnits === '13'", timeout=10000)
         # B has selected nothing: it draws no one's rings, though the server computes 13's for A
         b.wait_for_function("(window.tablesight.msg.focus || {})['13'] !== undefined", timeout=10000)
         assert b.evaluate("document.getElementById('camera').dataset.focusUnits") == ""
         assert "Click a unit" in b.text_content("#selected-text")
         # B's first click selects its own unit (not a target of A's 13)
-        _click_unit(b, 21)
+        click_unit(b, 21)
         b.wait_for_function("document.getElementById('camera').dataset.focusUnits === '21'", timeout=10000)
         assert "Selected" in b.text_content("#selected-text") and b.query_selector("#answer-table") is None
         a.wait_for_function("(window.tablesight.msg.focus || {})['21'] !== undefined", timeout=10000)
@@ -94,7 +81,7 @@ def test_two_players_each_see_only_their_own_selection(server: tuple[str, Any], 
         assert a.evaluate("document.getElementById('camera').dataset.focusUnits") == "13"
         assert a.evaluate("window.tablesight.selected") == 13 and b.evaluate("window.tablesight.selected") == 21
         # A asks 13 -> 21; the answer is A's alone
-        _click_unit(a, 21)
+        click_unit(a, 21)
         a.wait_for_selector("#answer-table", timeout=10000)
         b.wait_for_timeout(500)
         assert b.query_selector("#answer-table") is None
@@ -122,10 +109,10 @@ def test_words_not_ids(server: tuple[str, Any], browser: Any) -> None:
         pg.wait_for_function("document.querySelectorAll('#events li').length > 0", timeout=20000)
         log = str(pg.text_content("#events"))
         assert not re.search(r"\btag 1\d\b|\btag 2\d\b|\bunit 1\d\b", log), log  # roster units 10-24 by name
-        _click_unit(pg, 13)
+        click_unit(pg, 13)
         pg.wait_for_function("document.getElementById('selected-text').textContent.startsWith('Selected')", timeout=10000)
         assert "red 13 (red, tag 13)" in str(pg.text_content("#selected-text"))
-        _click_unit(pg, 22)
+        click_unit(pg, 22)
         pg.wait_for_selector("#answer-table", timeout=10000)
         answer = str(pg.text_content("#answer-table"))
         assert "blue 22 (tag 22)" in answer and "tag 22 " not in answer.replace("(tag 22)", "")
@@ -200,7 +187,7 @@ def test_an_answer_follows_its_units(server: tuple[str, Any], browser: Any) -> N
         pg.goto(url + "/")
         pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
         _select_unit(pg, 12)
-        _click_unit(pg, 21)
+        click_unit(pg, 21)
         pg.wait_for_selector("#answer-table", timeout=10000)
         first = pg.evaluate("window.tablesight.answer.range_in")
         pg.wait_for_function(f"window.tablesight.answer && Math.abs(window.tablesight.answer.range_in - {first}) > 1",

@@ -64,3 +64,17 @@ class LocalClient(TestClient):
 
     def websocket_connect(self, url: str, *args: Any, **kw: Any) -> Any:
         return super().websocket_connect(urljoin(str(self.base_url).replace("http", "ws", 1), url), *args, **kw)
+
+
+def click_unit(page: Any, tag: int) -> None:
+    """Click unit `tag`'s base on the live page's camera view (the centre of its outline in the newest frame)."""
+    x, y = page.evaluate(
+        """(tag) => {
+            const c = document.getElementById('camera'), r = c.getBoundingClientRect(), msg = window.tablesight.msg;
+            const s = msg.image_shapes.find((s) => s.s === 'base' && s.u === tag);
+            const cx = s.p.reduce((a, p) => a + p[0], 0) / s.p.length, cy = s.p.reduce((a, p) => a + p[1], 0) / s.p.length;
+            return [r.left + cx * r.width / msg.image_size[0], r.top + cy * r.height / msg.image_size[1]];
+        }""",
+        tag,
+    )
+    page.mouse.click(x, y)
