@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from datetime import datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from calibration.errors import InputError
 from session import report_plots
 from session.report import BattleReport
+from vision.session_dir import local_time
 
 _TEMPLATES = Path(__file__).with_name("templates")
 
@@ -40,10 +40,9 @@ def _css(outcome: str) -> str:
 
 
 def _when(created: str) -> str:
-    try:
-        return datetime.fromisoformat(created).strftime("%d %B %Y, %H:%M")
-    except ValueError:
-        return ""
+    """When recording began, on this machine's clock (the recorder's stamp is UTC)."""
+    when = local_time(created)
+    return when.strftime("%d %B %Y, %H:%M") if when is not None else ""
 
 
 def _score_table(report: BattleReport) -> tuple[list[str], list[dict[str, Any]]]:

@@ -13,7 +13,6 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -406,13 +405,9 @@ def _about(session: Path) -> dict[str, Any]:
     except InputError:
         return out
     out["created"] = manifest.created
-    try:
-        began = datetime.fromisoformat(manifest.created)
-        if began.utcoffset() is not None:
-            began = began.astimezone()  # the recorder's UTC stamp said in this server's local time
+    began = manifest.created_local  # the recorder's UTC stamp said in this server's local time
+    if began is not None:
         out["created_text"] = f"{began:%d %b %Y, %H:%M}"
-    except (ValueError, OverflowError, OSError):
-        pass
     roster: Any = None
     if (session / "roster.json").is_file():
         with contextlib.suppress(InputError):  # the list says less; the replay page says why

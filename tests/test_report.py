@@ -150,3 +150,23 @@ def test_cli_bad_inputs_are_one_sentence(tmp_path: Path) -> None:
     done = _cli(str(SAMPLES / "stress"), "-o", str(tmp_path / "missing" / "r.html"), cwd=root)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "does not exist" in done.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_the_report_says_when_it_was_recorded_on_this_machines_clock(valknut: BattleReport, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recorder stamps UTC; the report, like the replay list, says the local time (Berlin here: UTC+1 in
+    November), not the UTC hour unmarked."""
+    import dataclasses
+    import time
+
+    monkeypatch.setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3")
+    time.tzset()
+    try:
+        report = dataclasses.replace(valknut, created="2026-11-24T21:07:30+00:00")
+        text = write_report(report, tmp_path / "report.html").read_text(encoding="utf-8")
+        assert "24 November 2026, 22:07" in text and "21:07" not in text
+        report = dataclasses.replace(valknut, created="not a time")
+        assert "not a time" not in write_report(report, tmp_path / "bad.html").read_text(encoding="utf-8")
+    finally:
+        monkeypatch.undo()
+        time.tzset()

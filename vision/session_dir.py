@@ -19,6 +19,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,16 @@ class IndexEntry:
         return obj
 
 
+def local_time(stamp: str) -> datetime | None:
+    """An ISO 8601 time on this machine's clock (the recorder writes UTC with its offset; a stamp without one is
+    taken as written); None when it is no such time."""
+    try:
+        when = datetime.fromisoformat(stamp)
+        return when.astimezone() if when.utcoffset() is not None else when
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
 @dataclass(frozen=True)
 class SessionManifest:
     """What `manifest.json` says: who wrote the session, frame size (w, h) px, and whether it was closed."""
@@ -69,6 +80,11 @@ class SessionManifest:
     closed: bool = False
     attachments: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def created_local(self) -> datetime | None:
+        """When recording began, on this machine's clock (`local_time` of "created")."""
+        return local_time(self.created)
 
     def to_json(self) -> dict[str, Any]:
         obj: dict[str, Any] = dict(self.extra)
