@@ -197,19 +197,32 @@ class Runtime:
                 return session / name
             return saved if saved.is_file() else None
 
+        roster_file = pick(s.roster_file, "roster.json")
         setup = load_setup_files(
             pick(s.calibration_file, "calibration.json"),
-            pick(s.roster_file, "roster.json"),
+            roster_file,
             pick(s.terrain_file, "terrain.json"),
             s.game,
+            recorded=self._recorded_with(session, roster_file),
         )
-        roster_file = pick(s.roster_file, "roster.json")
         if session is not None and roster_file is not None and (session / "roster.json").is_file() and \
                 roster_file != session / "roster.json":
             own = parse_roster(read_json_file(session / "roster.json", "roster"))
             if restart_reason(own, setup.roster):
                 return setup  # the session's script was for its own units, not for the roster saved since
         return with_session_plan(setup, session)
+
+    @staticmethod
+    def _recorded_with(session: Path | None, roster_file: Path | None) -> Mapping[str, Any] | None:
+        """The recorded session's manifest keys when it is played with its own roster (or none), so it is ruled
+        as the game it was recorded as, as `tablesight replay` and the replay page rule it; a roster given or
+        saved since names its own game."""
+        if session is None or (roster_file is not None and roster_file != session / "roster.json"):
+            return None
+        try:
+            return read_manifest(session).extra
+        except InputError:
+            return None  # the feed's own opening says what is wrong with the folder
 
     def _open_live_feed(self) -> Feed:
         s = self.settings

@@ -142,7 +142,9 @@ def test_list_page_replay_and_report_play_the_manifests_game_over_the_rosters(tm
     assert json.loads((d / "manifest.json").read_text())["game"] == "magni"
     magni = find_game("magni")
     assert _listed(root)["magni_night"]["game"] == magni.title == "Rise of the Magni"
-    with LocalClient(create_app(session_settings(d, root, tmp_path / "setup"))) as c:
+    app = create_app(session_settings(d, root, tmp_path / "setup"))  # serve --replay d
+    with LocalClient(app) as c:
+        assert app.state.runtime.setup.game == "magni"  # the live table too
         assert c.get("/api/replay/magni_night").json()["game"] == "magni"
         page = c.get("/replay/magni_night").text
         assert '<span class="muted" id="replay-game">Rise of the Magni</span>' in page and "Valknut" not in page
@@ -159,10 +161,29 @@ def test_a_session_recorded_with_no_game_is_listed_and_replayed_with_none(tmp_pa
     _manifest(d, game="")
     assert json.loads((d / "roster.json").read_text())["game"] == "valknut"
     assert "game" not in _listed(root)["no_game"]
-    with LocalClient(create_app(session_settings(d, root, tmp_path / "setup"))) as c:
+    app = create_app(session_settings(d, root, tmp_path / "setup"))
+    with LocalClient(app) as c:
+        assert app.state.runtime.setup.game is None
         assert c.get("/api/replay/no_game").json()["game"] is None
     with open_source(d) as source:
         assert load_setup(source).game is None
+
+
+def test_a_roster_saved_since_for_the_replayed_session_names_its_own_game(tmp_path: Path) -> None:
+    """serve --replay of a session recorded with no game, after the players saved a roster for it in the browser:
+    the saved roster's game is ruled (their choice), not the recording's."""
+    root = tmp_path / "sessions"
+    d = _copy_sample(root / "no_game", frames=3)
+    _manifest(d, game="")
+    settings = session_settings(d, root, tmp_path / "setup")
+    app = create_app(settings)
+    with LocalClient(app) as c:
+        assert app.state.runtime.setup.game is None
+        roster = json.loads((d / "roster.json").read_text())
+        assert c.put("/api/roster", json=roster).status_code == 200
+    app = create_app(settings)
+    with LocalClient(app):  # the next start
+        assert app.state.runtime.setup.game == "valknut"
 
 
 @pytest.mark.parametrize(("seconds", "said"), [(float("inf"), "–"), (float("nan"), "–"), (-1.0, "–")])

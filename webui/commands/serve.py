@@ -39,7 +39,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     src.add_argument("--replay", metavar="DIR", help="a recorded session folder (or a folder of frames)")
     src.add_argument("--phone", action="store_true",
                      help="a phone is the camera: open /camera on it (with --host 0.0.0.0 --https on a network)")
-    p.add_argument("--game", help="the game to judge (default: the roster's)")
+    p.add_argument("--game", help="the game to judge (default: a recorded session's own, else the roster's)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--token", help="access token for a non-loopback --host (default: a random one)")
