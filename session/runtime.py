@@ -7,9 +7,7 @@ makes the loops build a fresh pipeline.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -25,11 +23,12 @@ from session.carry import restart_reason
 from session.drivable import DetectOnly, Feed, PipelineLike
 from session.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
 from session.live_loop import LiveLoop
-from session.paths import SAMPLE_SESSION_DIR, SAMPLES_DIR, SESSION_NAME_RE, NoSuchSession, confined_session
+from session.paths import SAMPLE_SESSION_DIR, SAMPLES_DIR, NoSuchSession, confined_session
 from session.phone_feed import PhoneCamera
 from session.pipeline import Pipeline
 from session.recording import LiveRecording
-from session.replay import load_setup, open_source, recorded_game, session_plan
+from session.replay import recorded_game, session_plan
+from session.session_list import Kept
 from session.settings import Settings
 from session.setup_files import check_tags_apart, read_json_file
 from session.table_setup import TableSetup
@@ -134,6 +133,8 @@ class Runtime:
         self._replays: OrderedDict[str, tuple[LiveLoop, TableSetup]] = OrderedDict()
         self._timelines: dict[str, Timeline] = {}
         self._replay_lock = threading.Lock()
+        self.sessions_kept: Kept = {}
+        """The replay list's summaries, each kept until a file it was read from changes (session/session_list.py)."""
 
     # ---- start and stop ----
 
@@ -383,99 +384,3 @@ class Runtime:
             return with_session_plan(setup, path)
         except (InputError, RulesInputError) as err:
             raise SetupError(f"Session {path.name} has a setup file that cannot be used: {err}") from None
-
-
-def listed_sessions(sessions_dir: Path) -> list[dict[str, Any]]:
-    """The sessions folder's sessions, newest first, then the bundled samples not shadowed by one of them
-    (each marked "sample": True)."""
-    own = session_summaries(sessions_dir)
-    names = {s["name"] for s in own}
-    samples = [] if sessions_dir.resolve() == SAMPLES_DIR.resolve() else session_summaries(SAMPLES_DIR)
-    return own + [{**s, "sample": True} for s in sorted(samples, key=lambda s: s["name"])
-                  if s["name"] not in names and "error" not in s]
-
-
-def length_text(seconds: float) -> str:
-    """A recording's length as a player reads it: "13.9 s" under a minute, then "4:05 min", then "1:02:03 h"
-    ("–" for a length that is no number, as a damaged frame index can give)."""
-    if not math.isfinite(seconds) or seconds < 0:
-        return "–"
-    if seconds < 59.95:  # not "60.0 s"
-        return f"{seconds:.1f} s"
-    whole = int(round(seconds))
-    h, rest = divmod(whole, 3600)
-    return f"{h}:{rest // 60:02d}:{rest % 60:02d} h" if h else f"{rest // 60}:{rest % 60:02d} min"
-
-
-def _about(session: Path) -> dict[str, Any]:
-    """What the list of sessions says of a recorded one besides its frames: "game" (the rule book's title, from the
-    manifest or else the roster, as a replay chooses it), "created" (ISO 8601, when recording began) and
-    "created_text" (that time on this server's clock, as a player reads it), "units" (the roster's count), each
-    only if readable, and "reportable" (a battle report can be made: the setup it replays with loads)."""
-    out: dict[str, Any] = {"reportable": False}
-    try:
-        manifest = read_manifest(session)
-    except InputError:
-        return out
-    out["created"] = manifest.created
-    began = manifest.created_local  # the recorder's UTC stamp said in this server's local time
-    if began is not None:
-        out["created_text"] = f"{began:%d %b %Y, %H:%M}"
-    roster: Any = None
-    if (session / "roster.json").is_file():
-        with contextlib.suppress(InputError):  # the list says less; the replay page says why
-            roster = read_json_file(session / "roster.json", "roster")
-    units = roster.get("units") if isinstance(roster, dict) else None
-    if isinstance(units, list):
-        out["units"] = len(units)
-    roster_game = roster.get("game") if isinstance(roster, dict) else None
-    game = recorded_game(manifest.extra, roster_game if isinstance(roster_game, str) else None)
-    if game:
-        try:
-            out["game"] = find_game(game).title
-        except RulesInputError:
-            out["game"] = game
-    out["reportable"] = _report_inputs_load(session)
-    return out
-
-
-def _report_inputs_load(session: Path) -> bool:
-    """Whether a battle report of `session` can be made: its setup loads as the report loads it (`load_setup`:
-    calibration, roster, terrain, game, game setup and declarations)."""
-    try:
-        with open_source(session) as source:
-            load_setup(source)
-    except (InputError, RulesInputError, OSError):
-        return False
-    return True
-
-
-def session_summaries(sessions_dir: Path) -> list[dict[str, Any]]:
-    """Every recorded session (or folder of frames) directly inside the sessions folder, newest first. One that
-    cannot be read is listed with "error", the sentence saying why (and never hides the others)."""
-    out: list[dict[str, Any]] = []
-    if not sessions_dir.is_dir():
-        return out
-    for p in sessions_dir.iterdir():
-        if not SESSION_NAME_RE.fullmatch(p.name) or not p.is_dir():
-            continue
-        try:
-            confined_session(sessions_dir, p.name)
-        except InputError:
-            continue  # a symlink leading outside is not offered
-        info: dict[str, Any] = {"name": p.name, "recorded": is_session_dir(p), "frames": None, "duration_s": None}
-        try:
-            info["mtime"] = p.stat().st_mtime
-            feed = RecordingFeed.open(p)
-            info["frames"] = len(feed)
-            info["duration_s"] = round(feed.duration_s, 2) if math.isfinite(feed.duration_s) else None  # JSON has no inf
-            info["length_text"] = length_text(feed.duration_s)
-            info.update(_about(p) if info["recorded"] else {})
-        except (InputError, OSError) as err:
-            if not info["recorded"] and not isinstance(err, OSError) and "holds no" in str(err):
-                continue  # a folder with neither a manifest nor frames is no session at all
-            info["error"] = str(err) if isinstance(err, InputError) else f"Session {p.name} cannot be read ({err})."
-            info.setdefault("mtime", 0.0)
-        out.append(info)
-    out.sort(key=lambda i: -i["mtime"])
-    return out

@@ -198,3 +198,51 @@ def test_a_live_frame_that_cannot_be_kept_stops_the_recording_not_the_game(
     assert rec.name is None and "stopped" in rec.note and "frame 1" in rec.note and rec.note.count(". ") <= 1
     rec.close()
     assert len(read_index(tmp_path / "sessions" / str(name))) == 1  # the frame before it is on disk
+
+
+GOOD = ['{"index": 0, "t": 0.0, "file": "frame_000000.jpg"}', '{"index": 1, "t": 0.1, "file": "frame_000001.jpg"}']
+
+
+@pytest.mark.parametrize(("second", "said"), [
+    ('{"index": 1, "t": 1, "file": "frame_000001.jpg", "note": null, "ok": true}', None),  # an int time, extras
+    ('{"index": "1", "t": "0.1", "file": "frame_000001.jpg"}', None),  # numbers as text are read as before
+    ('{"index": 1.0, "t": 0.1, "file": "frame_000001.jpg", "source_index": 7}', None),
+    ('{"index": 1, "t": NaN, "file": "frame_000001.jpg"}', "line 2 is not a frame entry"),
+    ('{"index": 1, "t": 1e999, "file": "frame_000001.jpg"}', "line 2 is not a frame entry"),
+    ('{"index": 1, "t": 0.1, "file": "frame_000001.jpg", "x": ' + "9" * 101 + '}', "line 2 is not a frame entry"),
+    ('{"index": 1, "t": 0.1, "file": "frame_000001.jpg", "x": ' + "[" * 70 + "]" * 70 + '}',
+     "line 2 is not a frame entry"),
+    ('{"index": 1, "t": 0.1, "file": "a.jpg"}, {"index": 2, "t": 0.2, "file": "b.jpg"}', "line 2 is not a frame"),
+    ('[{"index": 1, "t": 0.1, "file": "frame_000001.jpg"}]', "line 2 is not a frame entry"),
+    ('{"index": 1, "t": 0.1, "file": "frame_000001.jpg"}]', "line 2 is not a frame entry"),
+    ('{"index": 2, "t": 0.1, "file": "frame_000001.jpg"}', "line 2 is frame 2 where frame 1 belongs"),
+    ('{"index": 1, "t": 0.1, "file": "../frame.jpg"}', "line 2 names '../frame.jpg'"),
+    ('\ufeff{"index": 1, "t": 0.1, "file": "frame_000001.jpg"}', "line 2 is not a frame entry"),
+    ('{"index": 1, "t": 0.1, "file": "caf\udce9.jpg"}', "line 2 is not a frame entry"),  # not UTF-8
+])
+def test_every_index_line_is_read_as_alone_whether_the_index_is_read_in_one_go_or_not(
+        tmp_path: Path, second: str, said: str | None) -> None:
+    """The index is read in one go when every line is a plain object (a long session opens ~5x sooner), else
+    a line at a time: the entries, or the sentence naming the first bad line, are the same either way, and a
+    good index after the odd line is still read (the line after it is frame 2)."""
+    third = '{"index": 2, "t": 0.2, "file": "frame_000002.jpg"}'
+    (tmp_path / "frames.jsonl").write_bytes(
+        "\n".join([GOOD[0], second, third, ""]).encode("utf-8", "surrogateescape"))
+    if said is None:
+        entries = read_index(tmp_path)
+        assert [(e.index, e.t, e.file) for e in entries] == [
+            (0, 0.0, "frame_000000.jpg"), (1, float(json.loads(second)["t"]), "frame_000001.jpg"),
+            (2, 0.2, "frame_000002.jpg")]
+        assert [e.source_index for e in entries] == [None, json.loads(second).get("source_index"), None]
+        assert all(type(e.index) is int and type(e.t) is float for e in entries)
+    else:
+        with pytest.raises(SessionError, match=said.replace("[", r"\[").replace(".", r"\.")):
+            read_index(tmp_path)
+
+
+def test_a_long_index_is_read_whole(tmp_path: Path) -> None:
+    """216,000 lines (two hours at 30 fps), the last torn: every listed frame, in order, with its time."""
+    lines = [json.dumps({"index": i, "t": i / 30, "file": f"frame_{i:06d}.jpg"}) for i in range(216_000)]
+    (tmp_path / "frames.jsonl").write_text("\n".join(lines) + '\n{"index": 216000, "t"', encoding="utf-8")
+    entries = read_index(tmp_path)
+    assert len(entries) == 216_000 and entries[-1].file == "frame_215999.jpg" and entries[-1].t == 215_999 / 30

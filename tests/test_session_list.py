@@ -5,6 +5,7 @@ hides the session or the others."""
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -15,9 +16,10 @@ import numpy as np
 import pytest
 
 from rules.engine import find_game
+from session import session_list
 from session.paths import SAMPLES_DIR
 from session.replay import load_setup, open_source
-from session.runtime import length_text, session_summaries
+from session.session_list import length_text, session_summaries
 from tests.test_session_inputs import _copy_sample
 from tests.webui_server import LocalClient, session_settings
 from vision.recorder import Recorder
@@ -184,6 +186,55 @@ def test_a_roster_saved_since_for_the_replayed_session_names_its_own_game(tmp_pa
     app = create_app(settings)
     with LocalClient(app):  # the next start
         assert app.state.runtime.setup.game == "valknut"
+
+
+def test_a_sessions_line_is_kept_until_one_of_its_files_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               berlin_clock: None) -> None:
+    """The list at every visit reads only the sessions whose files changed since the last one (a long session's
+    index takes ~0.3 s to read): a roster edited, a frame recorded, a setup file the manifest names replaced, a
+    session deleted, the server's time zone changed; the line is then the one a fresh read gives."""
+    root = tmp_path / "club"
+    a, b = _copy_sample(root / "night1", frames=4), _copy_sample(root / "night2", frames=3)
+    read: list[str] = []
+    summary = session_list._summary
+
+    def counted(p: Path) -> dict[str, Any] | None:
+        read.append(p.name)
+        return summary(p)
+
+    monkeypatch.setattr(session_list, "_summary", counted)
+    kept: session_list.Kept = {}
+
+    def lines() -> dict[str, dict[str, Any]]:
+        got = {s["name"]: s for s in session_summaries(root, kept)}
+        counted = len(read)
+        assert got == _listed(root)  # what a fresh read says
+        del read[counted:]
+        return got
+
+    assert lines()["night1"]["frames"] == 4 and sorted(read) == ["night1", "night2"]
+    read.clear()
+    assert lines()["night2"]["units"] == 10 and read == []  # nothing changed: nothing read
+    _json(a / "roster.json", game="magni")  # edited in place
+    _manifest(a, game="")  # recorded with no game; the roster's then would say
+    assert "game" not in lines()["night1"] and read == ["night1"]
+    read.clear()
+    frame = sorted(b.glob("frame_*.jpg"))[-1]
+    shutil.copy(frame, b / "frame_000003.jpg")
+    with open(b / "frames.jsonl", "a") as index:
+        index.write(json.dumps({"index": 3, "t": 0.3, "file": "frame_000003.jpg"}) + "\n")
+    assert lines()["night2"]["frames"] == 4 and read == ["night2"]
+    read.clear()
+    (b / "declarations.jsonl").write_text("not json\n")
+    _manifest(b, declarations="declarations.jsonl")
+    assert lines()["night2"]["reportable"] is False and read == ["night2"]
+    read.clear()
+    shutil.rmtree(a)
+    assert list(lines()) == ["night2"] and read == [] and list(kept) == [b]
+    began = lines()["night2"]["created_text"]
+    monkeypatch.setenv("TZ", "UTC0")
+    time.tzset()
+    assert lines()["night2"]["created_text"] != began and read == ["night2"]
 
 
 @pytest.mark.parametrize(("seconds", "said"), [(float("inf"), "–"), (float("nan"), "–"), (-1.0, "–")])

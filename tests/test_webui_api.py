@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from rules.engine import find_game
 from session.frame_publisher import stream_picture, stream_size
 from session.paths import SAMPLES_DIR
-from session.runtime import length_text
+from session.session_list import length_text
 from session.settings import Settings
 from tests.webui_server import LocalClient, session_settings
 from tests.webui_session import END_12, START_12, UNITS, make_session

@@ -16,6 +16,7 @@ a crash loses at most the frame being written. A torn last line (no newline) is 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from calibration.json_input import parse_json
+from calibration.json_input import MAX_INT_DIGITS, parse_json
 from vision.errors import FrameError
 
 SESSION_FORMAT = "tablesight-session"
@@ -258,12 +259,13 @@ def read_index(directory: Path | str) -> tuple[IndexEntry, ...]:
         raise SessionError(f"Cannot read {path} ({err.strerror}); check its permissions.") from None
     lines = raw.split(b"\n")
     complete = lines[:-1]  # after the last newline: nothing, or the torn line of the frame lost in a crash
+    plain = _plain_objects(complete)
     entries: list[IndexEntry] = []
     for n, line in enumerate(complete, start=1):
         if not line.strip():
             continue
         try:
-            obj = parse_json(line, f"{path} line {n}", "fix it", ValueError)
+            obj = plain[n] if plain is not None else parse_json(line, f"{path} line {n}", "fix it", ValueError)
             entry = IndexEntry(index=int(obj["index"]), t=float(obj["t"]), file=str(obj["file"]),
                                source_index=(int(obj["source_index"]) if "source_index" in obj else None))
         except (ValueError, KeyError, TypeError):
@@ -280,6 +282,38 @@ def read_index(directory: Path | str) -> tuple[IndexEntry, ...]:
                                "as a folder.")
         entries.append(entry)
     return tuple(entries)
+
+
+def _plain_objects(lines: list[bytes]) -> dict[int, dict[str, Any]] | None:
+    """Each non-blank line's JSON object by line number (from 1), read in one `json.loads` (a two-hour session's
+    index has 216,000 lines; one at a time they take ~30 us each), when every line is one object of plain values
+    that `parse_json` would accept alike; else None, and the lines are read one at a time for the sentence."""
+    numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
+    try:
+        values = json.loads(b"[" + b",".join(line for _, line in numbered) + b"]", parse_constant=_refuse)
+    except (ValueError, RecursionError):
+        return None
+    if len(values) != len(numbered) or not all(type(v) is dict and all(map(_plain, v.values())) for v in values):
+        return None
+    return {n: v for (n, _), v in zip(numbered, values, strict=True)}
+
+
+def _refuse(text: str) -> float:
+    raise ValueError(text)
+
+
+def _plain(value: Any) -> bool:
+    """A value `parse_json` reads the same: text, true/false/null, a finite number, a whole number of at most
+    MAX_INT_DIGITS digits."""
+    kind = type(value)
+    if kind is float:
+        return math.isfinite(value)
+    if kind is int:
+        return abs(value) < _INT_LIMIT
+    return kind is str or kind is bool or value is None
+
+
+_INT_LIMIT = 10 ** MAX_INT_DIGITS
 
 
 def open_session(directory: Path | str) -> RecordedSession:

@@ -425,9 +425,10 @@ class SessionSource(FrameSource):
     """A recorded session directory (see vision/session_dir.py): the frames its index lists, at their times."""
 
     def __init__(self, directory: Path | str, *, skip_bad_frames: bool = False,
-                 on_bad_frame: Callable[[BadFrame], None] | None = None) -> None:
+                 on_bad_frame: Callable[[BadFrame], None] | None = None, session: RecordedSession | None = None) -> None:
+        """session: the directory's session as already read (its manifest and index are not read again)."""
         super().__init__(skip_bad_frames=skip_bad_frames, on_bad_frame=on_bad_frame)
-        self.session: RecordedSession = open_session(directory)
+        self.session: RecordedSession = session if session is not None else open_session(directory)
         if not self.session.entries:
             raise SessionError(f"Session {self.session.directory} lists no frames in its index; "
                                "it was stopped before the first frame was recorded.")

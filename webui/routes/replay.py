@@ -14,7 +14,7 @@ from rules.engine import RulesInputError, find_game
 from session.ask import ask_about
 from session.report import gather_report
 from session.report_html import render_report
-from session.runtime import listed_sessions
+from session.session_list import listed_sessions
 from webui.deps import RuntimeDep, page
 from webui.routes.live import Question, Selection
 from webui.streaming import mjpeg_response, websocket_feed
@@ -33,7 +33,7 @@ class Control(BaseModel):
 
 @router.get("/replay")
 def replay_list_page(request: Request, runtime: RuntimeDep) -> Response:
-    every = listed_sessions(runtime.sessions_dir)
+    every = listed_sessions(runtime.sessions_dir, runtime.sessions_kept)
     return page(request, "replay_list.html", "replay", sessions=[s for s in every if "error" not in s],
                 unreadable=[s for s in every if "error" in s])
 
@@ -51,7 +51,7 @@ def replay_page(name: str, request: Request, runtime: RuntimeDep) -> Response:
 @router.get("/api/sessions")
 def sessions(runtime: RuntimeDep) -> dict[str, Any]:
     """The playable sessions, and those that cannot be played ("unreadable": name and the sentence why)."""
-    every = listed_sessions(runtime.sessions_dir)
+    every = listed_sessions(runtime.sessions_dir, runtime.sessions_kept)
     return {"sessions": [{k: v for k, v in s.items() if k != "mtime"} for s in every if "error" not in s],
             "unreadable": [{"name": s["name"], "error": s["error"]} for s in every if "error" in s]}
 
