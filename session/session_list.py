@@ -59,7 +59,8 @@ def length_text(seconds: float) -> str:
 
 
 def session_summaries(sessions_dir: Path, kept: Kept | None = None) -> list[dict[str, Any]]:
-    """Every recorded session (or folder of frames) directly inside the sessions folder, newest first. One that
+    """Every recorded session (or folder of frames) directly inside the sessions folder, newest first ("sorted_at":
+    when recording began, else when the folder last changed, in seconds since the epoch). One that
     cannot be read is listed with "error", the sentence saying why (and never hides the others). `kept`: as
     `listed_sessions`; the summaries of folders no longer there are dropped from it."""
     out: list[dict[str, Any]] = []
@@ -86,26 +87,37 @@ def session_summaries(sessions_dir: Path, kept: Kept | None = None) -> list[dict
     if kept is not None:
         for gone in [p for p in kept if p.parent == sessions_dir and p not in seen]:
             del kept[gone]
-    out.sort(key=lambda i: -i["mtime"])
+    out.sort(key=lambda i: -i["sorted_at"])
     return out
+
+
+def _newest_first(info: dict[str, Any], session: RecordedSession) -> None:
+    """A recorded session sorts by when its recording began (a session copied in from another laptop keeps its
+    place), a folder of frames or a session with no readable start by when its folder last changed."""
+    began = session.manifest.created_local
+    if began is not None:
+        with contextlib.suppress(ValueError, OverflowError, OSError):  # a year this clock cannot count from
+            info["sorted_at"] = began.timestamp()
 
 
 def _summary(p: Path) -> dict[str, Any] | None:
     """The list's line for folder `p`; None for a folder with neither a manifest nor frames (no session)."""
     info: dict[str, Any] = {"name": p.name, "recorded": is_session_dir(p), "frames": None, "duration_s": None}
     try:
-        info["mtime"] = p.stat().st_mtime
+        info["sorted_at"] = p.stat().st_mtime
         session = open_session(p) if info["recorded"] else None
         feed = RecordingFeed.of_session(session) if session is not None else RecordingFeed.open(p)
         info["frames"] = len(feed)
         info["duration_s"] = round(feed.duration_s, 2) if math.isfinite(feed.duration_s) else None  # JSON: no inf
         info["length_text"] = length_text(feed.duration_s)
-        info.update(_about(session) if session is not None else {})
+        if session is not None:
+            info.update(_about(session))
+            _newest_first(info, session)
     except (InputError, OSError) as err:
         if not info["recorded"] and not isinstance(err, OSError) and "holds no" in str(err):
             return None
         info["error"] = str(err) if isinstance(err, InputError) else f"Session {p.name} cannot be read ({err})."
-        info.setdefault("mtime", 0.0)
+        info.setdefault("sorted_at", 0.0)
     return info
 
 

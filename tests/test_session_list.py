@@ -5,6 +5,7 @@ hides the session or the others."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -235,6 +236,21 @@ def test_a_sessions_line_is_kept_until_one_of_its_files_changes(tmp_path: Path, 
     monkeypatch.setenv("TZ", "UTC0")
     time.tzset()
     assert lines()["night2"]["created_text"] != began and read == ["night2"]
+
+
+def test_sessions_are_listed_by_when_they_were_recorded_not_when_copied_in(tmp_path: Path) -> None:
+    """Newest recording first: a session copied in from another laptop today, recorded last week, goes below one
+    recorded yesterday; a folder of frames (no recording time) by when it last changed; no start time that this
+    clock can count from (year 1, east of UTC) sorts as its folder does."""
+    root = tmp_path / "club"
+    _manifest(_copy_sample(root / "yesterday", frames=2), created="2026-11-25T20:00:00+00:00")
+    _copy_sample(root / "frames_only", frames=2)
+    (root / "frames_only" / "manifest.json").unlink()
+    os.utime(root / "frames_only", (datetime(2026, 11, 24, 12, tzinfo=UTC).timestamp(),) * 2)
+    _manifest(_copy_sample(root / "last_week", frames=2), created="2026-11-19T20:00:00+00:00")
+    _manifest(_copy_sample(root / "year_one", frames=2), created="0001-01-01T00:00:00+05:00")
+    os.utime(root / "year_one", (datetime(2026, 11, 22, 12, tzinfo=UTC).timestamp(),) * 2)
+    assert [s["name"] for s in session_summaries(root)] == ["yesterday", "frames_only", "year_one", "last_week"]
 
 
 @pytest.mark.parametrize(("seconds", "said"), [(float("inf"), "–"), (float("nan"), "–"), (-1.0, "–")])

@@ -52,7 +52,7 @@ def replay_page(name: str, request: Request, runtime: RuntimeDep) -> Response:
 def sessions(runtime: RuntimeDep) -> dict[str, Any]:
     """The playable sessions, and those that cannot be played ("unreadable": name and the sentence why)."""
     every = listed_sessions(runtime.sessions_dir, runtime.sessions_kept)
-    return {"sessions": [{k: v for k, v in s.items() if k != "mtime"} for s in every if "error" not in s],
+    return {"sessions": [{k: v for k, v in s.items() if k != "sorted_at"} for s in every if "error" not in s],
             "unreadable": [{"name": s["name"], "error": s["error"]} for s in every if "error" in s]}
 
 
