@@ -23,24 +23,22 @@ import numpy as np
 from calibration.table import TableCalibration
 from rules.roster import Roster
 from session.drivable import FrameLike
+from session.owner_colours import PAGE, owner_colours
 
 CIRCLE_TOLERANCE_PX = 0.25
 """A circle's polyline strays at most this far from the circle, image px: a base 17 px across at 1080p gets 20
 points, a 3" range ring 40 (every point is ~15 bytes of every frame's message, for every page)."""
 CIRCLE_POINTS = (12, 64)
 """...with at least and at most this many points (a multiple of 4: the point at a quarter turn anchors a label)."""
-OWNER_COLOURS = ("#e4572e", "#2e86de", "#f4c430", "#17a589", "#9b59b6", "#ff8fab")
-"""Owner colours, given in the order the roster's owners first appear."""
 UNKNOWN_OWNER_COLOUR = "#9aa0a6"
 
 Projector = Callable[[np.ndarray], np.ndarray]
 """(N, 3) table inches -> (N, 2) image pixels."""
 
 
-def owner_colours(roster: Roster | None) -> dict[str, str]:
-    if roster is None:
-        return {}
-    return {o: OWNER_COLOURS[i % len(OWNER_COLOURS)] for i, o in enumerate(roster.owners())}
+def side_colours(roster: Roster | None) -> dict[str, str]:
+    """Each side's colour on the pages (session/owner_colours.py), in the order the roster's sides first appear."""
+    return owner_colours(roster.owners(), PAGE) if roster is not None else {}
 
 
 @functools.cache
@@ -325,7 +323,7 @@ def build_frame_message(
 ) -> dict[str, Any]:
     """The JSON the page draws one frame from (inch overlays for the board, pixel shapes for the image).
     shapes=False leaves "image_shapes" None, for `add_image_shapes` to fill in later (on the encoder's thread)."""
-    colours = owner_colours(roster)
+    colours = side_colours(roster)
     units = unit_list(result.fixes, roster, colours)
     overlays = [round_overlay(o) for o in result.overlays]
     trailed = _units_with_trails(overlays)

@@ -66,7 +66,7 @@ def _score_table(report: BattleReport) -> tuple[list[str], list[dict[str, Any]]]
 def render_report(report: BattleReport) -> str:
     """The report's HTML text."""
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html"]))
-    colours = report_plots.owner_colours([u.owner for u in report.units.values()])
+    colours = report_plots.side_colours([u.owner for u in report.units.values()])
     attacks = report.attacks_by_unit()
     distance = report.distance_by_turn()
     units = [{"name": u.name, "owner": u.owner, "profile": u.profile,

@@ -19,12 +19,16 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Circle, FancyArrowPatch, Polygon, Rectangle  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from session.owner_colours import Palette, owner_colours  # noqa: E402
 from session.report import BattleReport  # noqa: E402
 
-PALETTE = ("#c0392b", "#2471a3", "#1e8449", "#b9770e", "#7d3c98", "#117a65", "#a04000", "#566573")
-"""Colours for owners whose names are not colours themselves, in order of appearance."""
-_NAMED = {"red": "#c0392b", "blue": "#2471a3", "green": "#1e8449", "yellow": "#b7950b", "white": "#7f8c8d",
-          "black": "#273746", "orange": "#ca6f1e", "purple": "#7d3c98"}
+REPORT = Palette(
+    named={"red": "#c0392b", "blue": "#2471a3", "green": "#1e8449", "yellow": "#b7950b", "white": "#7f8c8d",
+           "black": "#273746", "orange": "#ca6f1e", "purple": "#7d3c98", "pink": "#c2185b", "grey": "#566573",
+           "gray": "#566573", "brown": "#6e2c00", "gold": "#9a7d0a", "silver": "#839192"},
+    spare=("#c0392b", "#2471a3", "#1e8449", "#b9770e", "#7d3c98", "#117a65", "#a04000", "#566573"),
+)
+"""Darker shades, for the report's white page."""
 OUTCOME_COLOURS = {"legal": "#1e8449", "illegal": "#c0392b", "too close to call": "#d68910", "info": "#566573",
                    "measured": "#566573"}
 
@@ -32,21 +36,10 @@ plt.rcParams.update({"svg.fonttype": "none", "font.size": 10, "font.family": "sa
                      "axes.spines.top": False, "axes.spines.right": False})
 
 
-def owner_colours(owners: Sequence[str]) -> dict[str, str]:
-    """owner -> colour: the owner's own name when it is one ("red"), else the next palette colour."""
-    out: dict[str, str] = {}
-    spare = iter(PALETTE)
-    for owner in owners:
-        if owner in out:
-            continue
-        key = owner.strip().lower()
-        if key in _NAMED:
-            out[owner] = _NAMED[key]
-        elif is_color_like(key) and key not in ("none", ""):
-            out[owner] = key
-        else:
-            out[owner] = next(spare, "#566573")
-    return out
+def side_colours(owners: Sequence[str]) -> dict[str, str]:
+    """owner -> colour in the report (session/owner_colours.py): also any colour matplotlib knows by the name."""
+    return owner_colours(owners, REPORT, lambda name: name if name not in ("none", "") and is_color_like(name)
+                         else None)
 
 
 def _svg(fig: Figure) -> str:
@@ -58,7 +51,7 @@ def _svg(fig: Figure) -> str:
 
 
 def _colours(report: BattleReport) -> dict[str, str]:
-    return owner_colours([u.owner for u in report.units.values()])
+    return side_colours([u.owner for u in report.units.values()])
 
 
 def board_svg(report: BattleReport) -> str:
@@ -156,7 +149,7 @@ def score_svg(report: BattleReport) -> str:
         for key, value in score_numbers(score).items():
             series.setdefault(key, []).append((times.get(frame, frame), value))
     fig, ax = plt.subplots(figsize=(9, 2.8))
-    colours = owner_colours(list(series))
+    colours = side_colours(list(series))
     for key, points in series.items():
         xs = [0.0] + [p[0] for p in points] + [report.duration_s]
         ys = [0.0] + [p[1] for p in points] + [points[-1][1]]
