@@ -31,7 +31,7 @@ from typing import Any
 from calibration.errors import InputError
 from calibration.json_input import parse_json
 from calibration.table import TableCalibration, load_calibration
-from rules.engine import Action, Game, RulesInputError, find_game
+from rules.engine import Action, Game, RulesInputError, UnknownGame, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain
 from session.pipeline import CameraMoved, Pipeline, Prepared, TableEvent
@@ -106,6 +106,22 @@ def recorded_game(extra: Mapping[str, Any], roster_game: str | None) -> str | No
     return roster_game
 
 
+def game_to_rule(flag: str | None, extra: Mapping[str, Any], roster_game: str | None) -> Game | None:
+    """The game a session is ruled as: the flag's (--game), else the one it was recorded as (`recorded_game`).
+    Raises UnknownGame saying where an unknown name came from and how to choose another."""
+    if flag:
+        return find_game(flag)
+    name = recorded_game(extra, roster_game)
+    if not name:
+        return None
+    try:
+        return find_game(name)
+    except UnknownGame as err:
+        whose = "its manifest" if isinstance(extra.get("game"), str) else "its roster"
+        raise UnknownGame(f"The session was recorded as the game {name!r} ({whose}), which this Tablesight does not "
+                          f"have: {str(err).split('; ', 1)[-1][:-1]}, with --game NAME.") from None
+
+
 def session_plan(session: RecordedSession | None, game: Game | None) -> tuple[dict[str, Any] | None,
                                                                            dict[int, list[Action]]]:
     """The game setup object and the declared actions by frame that a recorded session carries (manifest keys
@@ -141,8 +157,7 @@ def load_setup(source: FrameSource, calibration: Path | None = None, roster: Pat
     terrain_path = terrain or (session.terrain_path if session is not None else None)
     ter = parse_terrain(read_json_file(terrain_path, "terrain")) if terrain_path is not None else ()
     check_tags_apart(ros, ter)
-    name = game or recorded_game(extra, ros.game if ros is not None else None)
-    chosen = find_game(name) if name else None
+    chosen = game_to_rule(game, extra, ros.game if ros is not None else None)
     game_setup, declarations = session_plan(session, chosen)
     return ReplaySetup(cal, ros, ter, chosen, game_setup, declarations)
 

@@ -27,7 +27,7 @@ from session.paths import SAMPLE_SESSION_DIR, SAMPLES_DIR, NoSuchSession, confin
 from session.phone_feed import PhoneCamera
 from session.pipeline import Pipeline
 from session.recording import LiveRecording
-from session.replay import recorded_game, session_plan
+from session.replay import game_to_rule, session_plan
 from session.session_list import Kept
 from session.settings import Settings
 from session.setup_files import check_tags_apart, read_json_file
@@ -53,8 +53,8 @@ class GameWouldRestart(InputError):
 
 
 def with_session_plan(setup: TableSetup, session_dir: Path | None) -> TableSetup:
-    """`setup` plus the game setup and declarations a recorded session carries, when it was recorded for
-    the same game."""
+    """`setup` plus what a recorded session carries: its declarations, and its game setup when it was recorded for
+    the same game (session_plan)."""
     if session_dir is None or not is_session_dir(session_dir) or setup.game is None:
         return setup
 
@@ -75,10 +75,8 @@ def load_setup_files(
     ros = parse_roster(read_json_file(roster, "roster"), str(roster)) if roster is not None else None
     ter = parse_terrain(read_json_file(terrain, "terrain")) if terrain is not None else ()
     check_tags_apart(ros, ter)
-    name = game or recorded_game(recorded or {}, ros.game if ros is not None else None)
-    if name is not None:
-        name = find_game(name).name
-    return TableSetup(calibration=cal, roster=ros, terrain=ter, game=name)
+    chosen = game_to_rule(game, recorded or {}, ros.game if ros is not None else None)
+    return TableSetup(calibration=cal, roster=ros, terrain=ter, game=chosen.name if chosen is not None else None)
 
 
 def make_pipeline(setup: TableSetup, fine_every: int = FINE_EVERY) -> PipelineLike:
@@ -199,12 +197,14 @@ class Runtime:
             return saved if saved.is_file() else None
 
         roster_file = pick(s.roster_file, "roster.json")
+        chosen_here = s.roster_file is None and roster_file == self.setup_dir / "roster.json" and \
+            saved_for.get("roster.json") == self._source_key()
         setup = load_setup_files(
             pick(s.calibration_file, "calibration.json"),
             roster_file,
             pick(s.terrain_file, "terrain.json"),
             s.game,
-            recorded=self._recorded_with(session, roster_file),
+            recorded=None if chosen_here else self._recorded(session),
         )
         if session is not None and roster_file is not None and (session / "roster.json").is_file() and \
                 roster_file != session / "roster.json":
@@ -214,11 +214,11 @@ class Runtime:
         return with_session_plan(setup, session)
 
     @staticmethod
-    def _recorded_with(session: Path | None, roster_file: Path | None) -> Mapping[str, Any] | None:
-        """The recorded session's manifest keys when it is played with its own roster (or none), so it is ruled
-        as the game it was recorded as, as `tablesight replay` and the replay page rule it; a roster given or
-        saved since names its own game."""
-        if session is None or (roster_file is not None and roster_file != session / "roster.json"):
+    def _recorded(session: Path | None) -> Mapping[str, Any] | None:
+        """A recorded session's manifest keys, so it is ruled as the game it was recorded as, as `tablesight
+        replay` and the replay page rule it (a flag's roster too; --game chooses another); not used when the
+        players saved a roster for this source in the browser, which names the game they chose."""
+        if session is None or not is_session_dir(session):
             return None
         try:
             return read_manifest(session).extra
@@ -287,6 +287,8 @@ class Runtime:
         check_tags_apart(roster, self.setup.terrain)
         with self.setup.lock:
             why = restart_reason(self.setup.roster, roster) if self.setup.roster is not None else ""
+            if not why and self.setup.game is not None and self.setup.game != game.name:  # ruled as recorded
+                why = f"it is for another game ({game.name}, not {self.setup.game})"
         if why and not restart and self.game_running():
             raise GameWouldRestart(f"Saving this roster starts the game in progress afresh, because {why}; "
                                    "tick \"start a new game\" and save again, or keep the units as they are.")
@@ -295,6 +297,7 @@ class Runtime:
             self.setup.game = game.name
             if why:
                 self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its roster
+                # and its game
         self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
         self.live.rebuild()
         return roster

@@ -8,8 +8,10 @@ session's frame index takes a while to read (a two-hour one has 216,000 lines).
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,8 @@ Kept = dict[Path, tuple[tuple[Any, ...], dict[str, Any] | None]]
 """Summaries already made, by folder: what each was read from (`_read_from`), and the summary (None: no session)."""
 
 SETUP_FILES = ("calibration.json", "roster.json", "terrain.json")
+_KEEPING = threading.Lock()
+"""Held while a `Kept` is read and changed."""
 
 
 def listed_sessions(sessions_dir: Path, kept: Kept | None = None) -> list[dict[str, Any]]:
@@ -63,6 +67,13 @@ def session_summaries(sessions_dir: Path, kept: Kept | None = None) -> list[dict
     when recording began, else when the folder last changed, in seconds since the epoch). One that
     cannot be read is listed with "error", the sentence saying why (and never hides the others). `kept`: as
     `listed_sessions`; the summaries of folders no longer there are dropped from it."""
+    if kept is None:
+        return _summaries(sessions_dir, None)
+    with _KEEPING:  # the server answers two visits at once on two threads
+        return _summaries(sessions_dir, kept)
+
+
+def _summaries(sessions_dir: Path, kept: Kept | None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if not sessions_dir.is_dir():
         return out
@@ -161,13 +172,25 @@ def _report_inputs_load(session: RecordedSession) -> bool:
 
 def _read_from(folder: Path) -> tuple[Any, ...]:
     """What a folder's summary is read from, as the file system says it now: the folder itself (frames added or
-    removed, a file replaced), its manifest, frame index, setup files and the files the manifest names (size,
-    change times, inode), and this server's time zone (the recorded time is said on its clock)."""
+    removed, a file replaced), its manifest, frame index, setup files, the files the manifest names and, when it
+    names no frame size, the first frame (size, change times, inode), and this server's time zone (the recorded time is said on its clock)."""
     names = [MANIFEST_NAME, INDEX_NAME, *SETUP_FILES]
     with contextlib.suppress(InputError):
-        extra = read_manifest(folder).extra
-        names += [v for k in ("setup", "declarations") if isinstance(v := extra.get(k), str)]
+        manifest = read_manifest(folder)
+        names += [v for k in ("setup", "declarations") if isinstance(v := manifest.extra.get(k), str)]
+        if manifest.image_size is None:  # the frame size is read from the first frame (vision/sources.py)
+            names += _first_frame(folder)
     return (time.tzname, time.timezone, time.altzone, _stamp(folder), *(_stamp(folder / n) for n in names))
+
+
+def _first_frame(folder: Path) -> list[str]:
+    """The file the index's first line names ([] when there is none to read)."""
+    try:
+        with open(folder / INDEX_NAME, "rb") as index:
+            first = json.loads(index.readline())
+        return [str(first["file"])]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
 
 
 def _stamp(path: Path) -> tuple[int, int, int, int] | None:

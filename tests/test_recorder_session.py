@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import session_dir
 from vision.errors import FrameError
 from vision.recorder import Recorder
 from vision.session_dir import SessionError, open_session, read_index
@@ -219,6 +220,12 @@ GOOD = ['{"index": 0, "t": 0.0, "file": "frame_000000.jpg"}', '{"index": 1, "t":
     ('{"index": 1, "t": 0.1, "file": "../frame.jpg"}', "line 2 names '../frame.jpg'"),
     ('\ufeff{"index": 1, "t": 0.1, "file": "frame_000001.jpg"}', "line 2 is not a frame entry"),
     ('{"index": 1, "t": 0.1, "file": "caf\udce9.jpg"}', "line 2 is not a frame entry"),  # not UTF-8
+    ('{"index": 1, "t": 0.1, "file": "a\udced\udca0\udc80.jpg"}', "line 2 is not a frame entry"),  # a surrogate
+    ('{"index": 1, "t": 0.1\n"file": "frame_000001.jpg"}', "line 2 is not a frame entry"),  # one entry, two lines
+    ('{"index": 1, "t": 0.1\n"file": "frame_000001.jpg"}, {"index": 2, "t": 0.2, "file": "frame_000002.jpg"}',
+     "line 2 is not a frame entry"),  # as many values as lines, but not one a line
+    ('{"index": 1, "t": 0.1, "file": "frame_0\n00001.jpg"}', "line 2 is not a frame entry"),  # a name, two lines
+    ('{"index": 1, "t": 0.1, "file": "frame_000001.jpg", "k": [{"a": 1}\n{"b": 2}]}', "line 2 is not a frame"),
 ])
 def test_every_index_line_is_read_as_alone_whether_the_index_is_read_in_one_go_or_not(
         tmp_path: Path, second: str, said: str | None) -> None:
@@ -246,3 +253,5 @@ def test_a_long_index_is_read_whole(tmp_path: Path) -> None:
     (tmp_path / "frames.jsonl").write_text("\n".join(lines) + '\n{"index": 216000, "t"', encoding="utf-8")
     entries = read_index(tmp_path)
     assert len(entries) == 216_000 and entries[-1].file == "frame_215999.jpg" and entries[-1].t == 215_999 / 30
+    read_whole = session_dir._plain_objects([line.encode() for line in lines])
+    assert read_whole is not None and read_whole[216_000] == json.loads(lines[-1])  # in one go, not line by line

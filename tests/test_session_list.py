@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -192,10 +193,14 @@ def test_a_roster_saved_since_for_the_replayed_session_names_its_own_game(tmp_pa
 def test_a_sessions_line_is_kept_until_one_of_its_files_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                berlin_clock: None) -> None:
     """The list at every visit reads only the sessions whose files changed since the last one (a long session's
-    index takes ~0.3 s to read): a roster edited, a frame recorded, a setup file the manifest names replaced, a
-    session deleted, the server's time zone changed; the line is then the one a fresh read gives."""
+    index takes ~0.3 s to read). Each change touches one file, written in place: the roster, the frame index, the
+    declarations the manifest names, the first frame when the manifest gives no frame size; a frame added to a
+    folder of frames; a session deleted; the server's time zone. The line is then the one a fresh read gives."""
     root = tmp_path / "club"
     a, b = _copy_sample(root / "night1", frames=4), _copy_sample(root / "night2", frames=3)
+    c = _copy_sample(root / "loose", frames=2)
+    for name in ("manifest.json", "frames.jsonl", "roster.json", "calibration.json"):
+        (c / name).unlink()  # a folder of frames
     read: list[str] = []
     summary = session_list._summary
 
@@ -208,34 +213,54 @@ def test_a_sessions_line_is_kept_until_one_of_its_files_changes(tmp_path: Path, 
 
     def lines() -> dict[str, dict[str, Any]]:
         got = {s["name"]: s for s in session_summaries(root, kept)}
-        counted = len(read)
+        seen = list(read)
+        read.clear()
         assert got == _listed(root)  # what a fresh read says
-        del read[counted:]
+        read[:] = seen
         return got
 
-    assert lines()["night1"]["frames"] == 4 and sorted(read) == ["night1", "night2"]
+    def rewrite(path: Path, data: bytes) -> None:
+        with open(path, "r+b") as f:  # in place: the folder itself does not change
+            f.truncate(0)
+            f.write(data)
+
+    def changed(name: str) -> dict[str, Any]:
+        got = lines()
+        assert read == [name]
+        read.clear()
+        return got[name]
+
+    assert lines()["night1"]["frames"] == 4 and sorted(read) == ["loose", "night1", "night2"]
     read.clear()
     assert lines()["night2"]["units"] == 10 and read == []  # nothing changed: nothing read
-    _json(a / "roster.json", game="magni")  # edited in place
-    _manifest(a, game="")  # recorded with no game; the roster's then would say
-    assert "game" not in lines()["night1"] and read == ["night1"]
-    read.clear()
-    frame = sorted(b.glob("frame_*.jpg"))[-1]
-    shutil.copy(frame, b / "frame_000003.jpg")
-    with open(b / "frames.jsonl", "a") as index:
-        index.write(json.dumps({"index": 3, "t": 0.3, "file": "frame_000003.jpg"}) + "\n")
-    assert lines()["night2"]["frames"] == 4 and read == ["night2"]
-    read.clear()
-    (b / "declarations.jsonl").write_text("not json\n")
-    _manifest(b, declarations="declarations.jsonl")
-    assert lines()["night2"]["reportable"] is False and read == ["night2"]
-    read.clear()
+    roster = json.loads((a / "roster.json").read_text())
+    rewrite(a / "roster.json", json.dumps({**roster, "units": roster["units"][:9]}).encode())
+    assert changed("night1")["units"] == 9
+    index = (b / "frames.jsonl").read_bytes()
+    rewrite(b / "frames.jsonl", index + json.dumps({"index": 3, "t": 0.3, "file": "frame_000002.jpg"}).encode()
+            + b"\n")
+    assert changed("night2")["frames"] == 4
+    rewrite(b / "declarations.jsonl", b"not json\n")
+    assert changed("night2")["reportable"] is False
+    _manifest(a, image_size=None)
+    assert changed("night1")["reportable"]
+    rewrite(a / "frame_000000.jpg", _small_jpeg())
+    assert changed("night1")["reportable"] is False  # the frame is no longer the calibration's size
+    shutil.copy(c / "frame_000000.jpg", c / "frame_000009.jpg")
+    assert changed("loose")["frames"] == 3
     shutil.rmtree(a)
-    assert list(lines()) == ["night2"] and read == [] and list(kept) == [b]
+    assert sorted(lines()) == ["loose", "night2"] and read == [] and sorted(kept) == [c, b]
     began = lines()["night2"]["created_text"]
     monkeypatch.setenv("TZ", "UTC0")
     time.tzset()
-    assert lines()["night2"]["created_text"] != began and read == ["night2"]
+    got = lines()
+    assert got["night2"]["created_text"] != began and sorted(read) == ["loose", "night2"]
+
+
+def _small_jpeg() -> bytes:
+    ok, buf = cv2.imencode(".jpg", np.full((120, 160, 3), 128, np.uint8))
+    assert ok
+    return bytes(buf)
 
 
 def test_sessions_are_listed_by_when_they_were_recorded_not_when_copied_in(tmp_path: Path) -> None:

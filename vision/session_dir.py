@@ -287,10 +287,16 @@ def read_index(directory: Path | str) -> tuple[IndexEntry, ...]:
 def _plain_objects(lines: list[bytes]) -> dict[int, dict[str, Any]] | None:
     """Each non-blank line's JSON object by line number (from 1), read in one `json.loads` (a two-hour session's
     index has 216,000 lines; one at a time they take ~30 us each), when every line is one object of plain values
-    that `parse_json` would accept alike; else None, and the lines are read one at a time for the sentence."""
+    that `parse_json` would accept alike; else None, and the lines are read one at a time for the sentence.
+    No value can run from one line into the next: each line must begin with "{" and end with "}", the lines are
+    joined by a newline (which no JSON text may hold), the text is strict UTF-8, and a value of an object that
+    is itself an array or object (as two lines read as one would make) is not plain."""
     numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
+    if not all(line.lstrip()[:1] == b"{" and line.rstrip()[-1:] == b"}" for _, line in numbered):
+        return None
     try:
-        values = json.loads(b"[" + b",".join(line for _, line in numbered) + b"]", parse_constant=_refuse)
+        text = (b"[" + b",\n".join(line for _, line in numbered) + b"]").decode("utf-8")
+        values = json.loads(text, parse_constant=_refuse)
     except (ValueError, RecursionError):
         return None
     if len(values) != len(numbered) or not all(type(v) is dict and all(map(_plain, v.values())) for v in values):
