@@ -106,7 +106,8 @@ def test_live_page_draws_overlays_on_camera_and_board(server: tuple[str, Any], p
     )
     r, g, b, _a = pixel
     assert b > r + 40 and b > g, pixel  # blue-dominated, unlike the green table under it
-    assert page.text_content("#fps") not in ("", "–")
+    page.wait_for_function("!['', '–'].includes(document.getElementById('fps').textContent)", timeout=15000)
+    assert float(page.text_content("#fps") or "nan") > 0  # frames a second, once it has a rate to tell
     page.screenshot(path=str(SHOTS / "tablesight-browser-live.png"))
 
 
@@ -257,6 +258,8 @@ def test_replay_page_answers_a_target_click_and_an_event_click_seeks(server: tup
     _wait_drawn(page)
     # sought while nobody watched: the paused frame still comes with its picture
     page.wait_for_function("document.getElementById('camera').dataset.frame === '0'", timeout=15000)
+    page.wait_for_function("document.getElementById('frame').textContent === '0'", timeout=15000)
+    assert page.text_content("#fps") == "–"  # paused: no frames a second to tell, not the last rate played
     x, y = _unit_centre_css(page, "camera", 13)
     page.mouse.click(x, y)
     page.wait_for_function("window.tablesight.msg && window.tablesight.msg.selected === 13", timeout=15000)

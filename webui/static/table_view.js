@@ -242,7 +242,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       const now = performance.now();
       if (now - panelShownAt >= PANEL_EVERY_MS) {  // words change a few times a second: each change costs a layout
         panelShownAt = now;
-        setText("fps", st.fps !== undefined ? st.fps.toFixed(1) : "–");
+        setText("fps", st.fps && st.status !== "paused" ? st.fps.toFixed(1) : "–");
         setText("latency", `${(st.latency_ms || 0).toFixed(0)} + ${(now - received).toFixed(0)}`);
         setText("frame", msg.frame_index);
         setText("watchers", st.watchers ?? "–");
