@@ -31,7 +31,7 @@ from typing import Any
 from calibration.errors import InputError
 from calibration.json_input import parse_json
 from calibration.table import TableCalibration, load_calibration
-from rules.engine import Action, Game, RulesInputError, UnknownGame, find_game
+from rules.engine import Action, Game, RulesInputError, UnknownGame, find_game, game_names
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain
 from session.pipeline import CameraMoved, Pipeline, Prepared, TableEvent
@@ -108,18 +108,20 @@ def recorded_game(extra: Mapping[str, Any], roster_game: str | None) -> str | No
 
 def game_to_rule(flag: str | None, extra: Mapping[str, Any], roster_game: str | None) -> Game | None:
     """The game a session is ruled as: the flag's (--game), else the one it was recorded as (`recorded_game`).
-    Raises UnknownGame saying where an unknown name came from and how to choose another."""
+    Raises UnknownGame; for a game named by a recorded session's manifest, saying so and how to choose another."""
     if flag:
         return find_game(flag)
     name = recorded_game(extra, roster_game)
     if not name:
         return None
+    if not isinstance(extra.get("game"), str):
+        return find_game(name)  # the roster's: its own sentence
     try:
         return find_game(name)
-    except UnknownGame as err:
-        whose = "its manifest" if isinstance(extra.get("game"), str) else "its roster"
-        raise UnknownGame(f"The session was recorded as the game {name!r} ({whose}), which this Tablesight does not "
-                          f"have: {str(err).split('; ', 1)[-1][:-1]}, with --game NAME.") from None
+    except UnknownGame:
+        raise UnknownGame(f"The session was recorded as the game {name[:60]!r} (its manifest), which this Tablesight "
+                          f"does not have (it has {', '.join(game_names())}); rule it as one of those with --game "
+                          'NAME, or set the manifest\'s "game" to one.') from None
 
 
 def session_plan(session: RecordedSession | None, game: Game | None) -> tuple[dict[str, Any] | None,

@@ -189,7 +189,7 @@ def _first_frame(folder: Path) -> list[str]:
         with open(folder / INDEX_NAME, "rb") as index:
             first = json.loads(index.readline())
         return [str(first["file"])]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # the list says why, not this
         return []
 
 

@@ -272,6 +272,7 @@ def test_replay_page_answers_a_target_click_and_an_event_click_seeks(server: tup
     frame = int(li.get_attribute("data-frame"))
     page.wait_for_function(f"Number(document.getElementById('camera').dataset.frame) > {frame}", timeout=30000)
     page.click("#play")  # pause
+    page.wait_for_function("document.getElementById('fps').textContent === '–'", timeout=5000)  # not the last rate
     li.click()
     page.wait_for_function(f"document.getElementById('camera').dataset.frame === '{frame}'", timeout=15000)
 

@@ -84,8 +84,8 @@ def test_a_recorded_game_this_tablesight_does_not_have_says_where_it_came_from(t
     root = tmp_path / "sessions"
     d = _copy_sample(root / "chess_night", frames=3)
     _manifest(d, game="chess")
-    said = r"The session was recorded as the game 'chess' \(its manifest\), which this Tablesight does not have: " \
-           r"choose one of: .*valknut.*, with --game NAME\."
+    said = r"The session was recorded as the game 'chess' \(its manifest\), which this Tablesight does not have " \
+           r"\(it has .*valknut.*\); rule it as one of those with --game NAME, or set the manifest's \"game\" to one\."
     with pytest.raises(UnknownGame, match=said), LocalClient(create_app(session_settings(d, root, tmp_path / "s"))):
         pass
     with pytest.raises(UnknownGame, match=said):

@@ -257,6 +257,18 @@ def test_a_sessions_line_is_kept_until_one_of_its_files_changes(tmp_path: Path, 
     assert got["night2"]["created_text"] != began and sorted(read) == ["loose", "night2"]
 
 
+def test_an_index_nested_deep_is_one_sessions_error_in_the_kept_list(tmp_path: Path) -> None:
+    """No frame size in the manifest, so the list stamps the first frame the index names; an index whose first line
+    nests 100,000 deep is that session's sentence, and the others are listed."""
+    root = tmp_path / "club"
+    _copy_sample(root / "good", frames=2)
+    bad = _copy_sample(root / "bad", frames=2)
+    _manifest(bad, image_size=None)
+    (bad / "frames.jsonl").write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    listed = {s["name"]: s for s in session_summaries(root, {})}
+    assert "error" not in listed["good"] and "frames.jsonl line 1 is not a frame entry" in listed["bad"]["error"]
+
+
 def _small_jpeg() -> bytes:
     ok, buf = cv2.imencode(".jpg", np.full((120, 160, 3), 128, np.uint8))
     assert ok

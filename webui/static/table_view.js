@@ -16,7 +16,9 @@ const BOARD_EVERY_MS = 100;
 // A frame redraws the board at most this often (the newest positions, a timer drawing the last change): with bases
 // moving every frame, a board drawn 30 times a second cost the browser ~2.5 ms of its ~17 a frame (docs/bench.md).
 // A player's own change (a selection, a layer, an answer) draws it at once.
-let panelShownAt = -Infinity;
+let panelShownAt = -Infinity, panelStatus;
+const STILL = ["paused", "ended"];
+// A source in one of these statuses plays no frames: the panel says "–" frames a second, not the last rate.
 function setText(id, text) {
   const el = document.getElementById(id);
   if (el && el.textContent !== String(text)) el.textContent = String(text);
@@ -240,9 +242,11 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       redraw(bitmap, true);
       const st = msg.status || {};
       const now = performance.now();
-      if (now - panelShownAt >= PANEL_EVERY_MS) {  // words change a few times a second: each change costs a layout
+      // words change a few times a second (each change costs a layout), and at once when the status does
+      if (now - panelShownAt >= PANEL_EVERY_MS || st.status !== panelStatus) {
         panelShownAt = now;
-        setText("fps", st.fps && st.status !== "paused" ? st.fps.toFixed(1) : "–");
+        panelStatus = st.status;
+        setText("fps", st.fps && !STILL.includes(st.status) ? st.fps.toFixed(1) : "–");
         setText("latency", `${(st.latency_ms || 0).toFixed(0)} + ${(now - received).toFixed(0)}`);
         setText("frame", msg.frame_index);
         setText("watchers", st.watchers ?? "–");
@@ -258,6 +262,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     onStatus(msg) {
       if (msg.status === "lost" || msg.status === "error" || msg.status === "disconnected") banner(msg.message || "The camera is lost.", "bad");
       else if (msg.status === "ended") banner("The recording has ended.", "info");
+      if (STILL.includes(msg.status)) setText("fps", "–");
       else if (msg.status === "ok" || msg.status === "connected") banner("");
       if (onFrame && msg.status) onFrame(null, msg);
     },
