@@ -172,3 +172,20 @@ def test_loading_a_roster_file_for_another_game(server: tuple[str, Any], page: A
     page.wait_for_function("document.getElementById('roster-msg').textContent.includes('not a roster file')",
                            timeout=10000)
     assert page.get_attribute("#roster-msg", "class") == "bad"
+
+
+def test_the_roster_page_shows_the_game_the_table_rules(server: tuple[str, Any], page: Any) -> None:
+    """The table ruled as another game than its roster names (chosen on the live page, or a session's recorded
+    game): the roster page's Game is the ruled one, so a save does not switch the table's game unasked."""
+    url, app = server
+    runtime = app.state.runtime
+    assert runtime.setup.roster.game == "valknut"
+    runtime.set_game("vigtavl")
+    try:
+        page.goto(url + "/roster")
+        page.wait_for_function("document.querySelectorAll('#roster-table tbody tr').length >= 10", timeout=10000)
+        page.wait_for_function("document.getElementById('rgame').value === 'vigtavl'", timeout=10000)
+    finally:
+        runtime.set_game("valknut")
+    page.goto(url + "/roster")
+    page.wait_for_function("document.getElementById('rgame').value === 'valknut'", timeout=10000)

@@ -122,8 +122,10 @@ document.getElementById("rsave").addEventListener("click", () => save(false));
   const sel = document.getElementById("rgame");
   for (const g of setup.games) { const o = document.createElement("option"); o.value = g; o.textContent = (setup.titles || {})[g] || g; sel.append(o); }
   const r = setup.roster;
-  sel.value = (r && r.game) || setup.game || setup.games[0] || "";
   load(r);
+  // the game the table rules (a recorded session's own, or --game), which a save keeps; else the roster's
+  if (setup.game) sel.value = setup.game;
+  else if (!sel.value) sel.value = setup.games[0] || "";
 })();
 
 // The tag sheet's mount shows only its own fields (pin height for a topper, feet clearance for a rim tag); a
