@@ -38,7 +38,13 @@ Projector = Callable[[np.ndarray], np.ndarray]
 
 def side_colours(roster: Roster | None) -> dict[str, str]:
     """Each side's colour on the pages (session/owner_colours.py), in the order the roster's sides first appear."""
-    return owner_colours(roster.owners(), PAGE) if roster is not None else {}
+    return dict(_page_colours(tuple(roster.owners()))) if roster is not None else {}
+
+
+@functools.lru_cache(maxsize=16)
+def _page_colours(sides: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Worked out once for the sides of a roster, not for every frame's message."""
+    return tuple(owner_colours(sides, PAGE).items())
 
 
 @functools.cache

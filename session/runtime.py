@@ -296,8 +296,8 @@ class Runtime:
             self.setup.roster = roster
             self.setup.game = game.name
             if why:
-                self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its roster
-                # and its game
+                # the recording's plan was for its own units and game
+                self.setup.game_setup, self.setup.declarations = None, {}
         self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
         self.live.rebuild()
         return roster

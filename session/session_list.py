@@ -86,13 +86,13 @@ def _summaries(sessions_dir: Path, kept: Kept | None) -> list[dict[str, Any]]:
         except InputError:
             continue  # a symlink leading outside is not offered
         seen.add(p)
-        read_from = _read_from(p)
-        if kept is not None and p in kept and kept[p][0] == read_from:
-            info: dict[str, Any] | None = kept[p][1]
-        else:
+        if kept is None:
             info = _summary(p)
-            if kept is not None:
-                kept[p] = (read_from, info)
+        else:
+            read_from = _read_from(p)
+            if p not in kept or kept[p][0] != read_from:
+                kept[p] = (read_from, _summary(p))
+            info = kept[p][1]
         if info is not None:
             out.append(info)
     if kept is not None:
@@ -173,7 +173,8 @@ def _report_inputs_load(session: RecordedSession) -> bool:
 def _read_from(folder: Path) -> tuple[Any, ...]:
     """What a folder's summary is read from, as the file system says it now: the folder itself (frames added or
     removed, a file replaced), its manifest, frame index, setup files, the files the manifest names and, when it
-    names no frame size, the first frame (size, change times, inode), and this server's time zone (the recorded time is said on its clock)."""
+    names no frame size, the first frame (size, change times, inode), and this server's time zone (the recorded
+    time is said on its clock)."""
     names = [MANIFEST_NAME, INDEX_NAME, *SETUP_FILES]
     with contextlib.suppress(InputError):
         manifest = read_manifest(folder)

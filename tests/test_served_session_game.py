@@ -93,3 +93,28 @@ def test_a_recorded_game_this_tablesight_does_not_have_says_where_it_came_from(t
     app = create_app(session_settings(d, root, tmp_path / "setup", game="valknut"))
     with LocalClient(app):
         assert app.state.runtime.setup.game == "valknut"
+
+
+@pytest.mark.parametrize("command", ["serve", "replay"])
+def test_the_commands_say_an_unknown_recorded_game_in_one_sentence_and_exit_2(
+        command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from webui.cli import main
+
+    root = tmp_path / "sessions"
+    d = _copy_sample(root / "chess_night", frames=3)
+    _manifest(d, game="chess")
+    before = sorted(p.name for p in d.iterdir())
+    argv = ["serve", "--replay", str(d), "--sessions", str(root), "--setup-dir", str(tmp_path / "setup"),
+            "--port", str(_free_port())] if command == "serve" else ["replay", str(d)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "recorded as the game 'chess' (its manifest)" in err and "--game NAME" in err
+    assert sorted(p.name for p in d.iterdir()) == before  # nothing recorded is touched
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

@@ -262,8 +262,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     onStatus(msg) {
       if (msg.status === "lost" || msg.status === "error" || msg.status === "disconnected") banner(msg.message || "The camera is lost.", "bad");
       else if (msg.status === "ended") banner("The recording has ended.", "info");
-      if (STILL.includes(msg.status)) setText("fps", "–");
       else if (msg.status === "ok" || msg.status === "connected") banner("");
+      if (STILL.includes(msg.status)) setText("fps", "–");
       if (onFrame && msg.status) onFrame(null, msg);
     },
   });
