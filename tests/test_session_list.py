@@ -293,3 +293,42 @@ def test_sessions_are_listed_by_when_they_were_recorded_not_when_copied_in(tmp_p
 @pytest.mark.parametrize(("seconds", "said"), [(float("inf"), "–"), (float("nan"), "–"), (-1.0, "–")])
 def test_a_length_that_is_no_number_is_a_dash(seconds: float, said: str) -> None:
     assert length_text(seconds) == said
+
+
+def test_two_visits_at_once_share_the_kept_lines_safely(tmp_path: Path) -> None:
+    """The server answers two list visits on two threads with the same kept lines while sessions come and go: no
+    "dictionary changed size" or lost line (threads switched as often as Python can, for 3 s)."""
+    import sys
+    import threading
+
+    root = tmp_path / "club"
+    for i in range(300):
+        (root / f"s{i}").mkdir(parents=True)  # no session in them: cheap lines, kept as none
+    kept: session_list.Kept = {}
+    errors: list[BaseException] = []
+    stop = time.monotonic() + 3.0
+
+    def visits(churn: bool) -> None:
+        i = 0
+        while time.monotonic() < stop and not errors:
+            if churn:
+                folder = root / f"new{i % 5}"
+                folder.rmdir() if folder.exists() else folder.mkdir()
+                i += 1
+            try:
+                session_summaries(root, kept)
+            except Exception as err:  # any failure is the finding
+                errors.append(err)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=visits, args=(churn,)) for churn in (False, True)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, repr(errors[0])
+    assert len(kept) == len(list(root.iterdir()))
