@@ -250,6 +250,21 @@ def test_replay_page_saves_the_battle_report(server: tuple[str, Any], page: Any)
     assert re.search(r'\d\.\d\d&#34; ± 0\.0\d\d&#34;', text)
 
 
+def test_the_panel_says_the_frame_of_a_seek_made_while_paused(server: tuple[str, Any], page: Any) -> None:
+    """Seeks a moment apart while paused send a frame each and no more: the side panel, which changes its words a
+    few times a second, still ends on the last one's number."""
+    url, _app = server
+    control = url + "/api/replay/table1/control"
+    assert page.request.post(control, data={"action": "pause"}, headers=SAME_ORIGIN).ok
+    page.goto(url + "/replay/table1")
+    _wait_drawn(page)
+    for frame in (3, 5, 7, 9):
+        assert page.request.post(control, data={"action": "seek", "frame": frame}, headers=SAME_ORIGIN).ok
+    page.wait_for_function("document.getElementById('camera').dataset.frame === '9'", timeout=15000)
+    page.wait_for_function("document.getElementById('frame').textContent === '9'", timeout=2000)
+    assert page.text_content("#fps") == "–"
+
+
 def test_replay_page_answers_a_target_click_and_an_event_click_seeks(server: tuple[str, Any], page: Any) -> None:
     url, _app = server
     for body in ({"action": "pause"}, {"action": "seek", "frame": 0}):  # whatever other tests left it at

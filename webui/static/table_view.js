@@ -231,6 +231,24 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   // is in the key (its ± and height are not drawn); the terrain goes whole (its heights are written on it).
   const asShownOnBoard = (k, v) => (typeof v !== "number" ? v : k === "yaw_deg" ? Math.round(v / 2) : Math.round(v * 50));
 
+  let panelTimer = null, panelDue = null;
+  function flushPanel() {  // show the frame the throttle held back, if one is due
+    const args = panelDue;
+    if (panelTimer !== null) { clearTimeout(panelTimer); panelTimer = null; }
+    panelDue = null;
+    if (args) showPanel(...args);
+  }
+  function showPanel(msg, st, sinceReceived) {
+    panelShownAt = performance.now();
+    panelStatus = st.status;
+    setText("fps", st.fps && !STILL.includes(st.status) ? st.fps.toFixed(1) : "–");
+    setText("latency", `${(st.latency_ms || 0).toFixed(0)} + ${sinceReceived.toFixed(0)}`);
+    setText("frame", msg.frame_index);
+    setText("watchers", st.watchers ?? "–");
+    setText("board-size", msg.board && msg.board.w ? `${msg.board.w}" × ${msg.board.d}"` : "(not calibrated)");
+    setText("status-line", (msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only") + (msg.pipeline_status ? ` — ${msg.pipeline_status}` : ""));
+  }
+
   connectFeed(wsPath, {
     shows: camera,
     onFrame(msg, bitmap, received) {
@@ -242,16 +260,13 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       redraw(bitmap, true);
       const st = msg.status || {};
       const now = performance.now();
-      // words change a few times a second (each change costs a layout), and at once when the status does
-      if (now - panelShownAt >= PANEL_EVERY_MS || st.status !== panelStatus) {
-        panelShownAt = now;
-        panelStatus = st.status;
-        setText("fps", st.fps && !STILL.includes(st.status) ? st.fps.toFixed(1) : "–");
-        setText("latency", `${(st.latency_ms || 0).toFixed(0)} + ${(now - received).toFixed(0)}`);
-        setText("frame", msg.frame_index);
-        setText("watchers", st.watchers ?? "–");
-        setText("board-size", msg.board && msg.board.w ? `${msg.board.w}" × ${msg.board.d}"` : "(not calibrated)");
-        setText("status-line", (msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only") + (msg.pipeline_status ? ` — ${msg.pipeline_status}` : ""));
+      // words change a few times a second (each change costs a layout), at once when the status does, and the
+      // last frame's by a timer (a seek while paused sends one frame: the panel must say its number)
+      if (panelTimer !== null) { clearTimeout(panelTimer); panelTimer = null; panelDue = null; }
+      if (now - panelShownAt >= PANEL_EVERY_MS || st.status !== panelStatus) showPanel(msg, st, now - received);
+      else {
+        panelDue = [msg, st, now - received];
+        panelTimer = setTimeout(flushPanel, panelShownAt + PANEL_EVERY_MS - now);
       }
       if (msg.events && msg.events.length) queueEvents(msg.events);
       const bad = (msg.verdicts || []).filter((v) => v.outcome === "illegal" || v.outcome === "too close to call" || v.event === "declared");
@@ -263,7 +278,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       if (msg.status === "lost" || msg.status === "error" || msg.status === "disconnected") banner(msg.message || "The camera is lost.", "bad");
       else if (msg.status === "ended") banner("The recording has ended.", "info");
       else if (msg.status === "ok" || msg.status === "connected") banner("");
-      if (STILL.includes(msg.status)) setText("fps", "–");
+      if (STILL.includes(msg.status)) { flushPanel(); setText("fps", "–"); }
       if (onFrame && msg.status) onFrame(null, msg);
     },
   });
