@@ -33,7 +33,8 @@ OUTCOME_COLOURS = {"legal": "#1e8449", "illegal": "#c0392b", "too close to call"
                    "measured": "#566573"}
 
 plt.rcParams.update({"svg.fonttype": "none", "font.size": 10, "font.family": "sans-serif",
-                     "axes.spines.top": False, "axes.spines.right": False})
+                     "axes.spines.top": False, "axes.spines.right": False,
+                     "text.parse_math": False})  # names are text: "Red $\\frac$" is drawn as written, never as TeX
 
 
 def side_colours(owners: Sequence[str]) -> dict[str, str]:

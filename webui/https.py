@@ -16,6 +16,7 @@ import ipaddress
 import os
 import socket
 import struct
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,7 +137,7 @@ def ensure_certificate(folder: Path, dns_names: tuple[str, ...], ip_addresses: t
     now = now or dt.datetime.now(dt.UTC)
     cert_path, key_path = folder / CERT_FILE, folder / KEY_FILE
     wanted_ips = tuple(dict.fromkeys(str(ipaddress.ip_address(a)) for a in ip_addresses))
-    if cert_path.is_file() and key_path.is_file():
+    if cert_path.is_file() and key_path.is_file() and not key_path.is_symlink():  # a linked key may be anyone's
         old: x509.Certificate | None
         try:
             old = x509.load_pem_x509_certificate(cert_path.read_bytes())
@@ -150,7 +151,7 @@ def ensure_certificate(folder: Path, dns_names: tuple[str, ...], ip_addresses: t
             has_dns = set(san.get_values_for_type(x509.DNSName))
             has_ips = {str(a) for a in san.get_values_for_type(x509.IPAddress)}
             if set(dns_names) <= has_dns and set(wanted_ips) <= has_ips and \
-                    old.not_valid_after_utc - now > dt.timedelta(days=RENEW_DAYS):
+                    old.not_valid_after_utc - now > dt.timedelta(days=RENEW_DAYS) and _private(key_path):
                 return ServerCertificate(cert_path, key_path, fingerprint(old.public_bytes(serialization.Encoding.DER)),
                                          tuple(sorted(has_dns)), tuple(sorted(has_ips)), made=False)
 
@@ -188,17 +189,36 @@ def ensure_certificate(folder: Path, dns_names: tuple[str, ...], ip_addresses: t
                              tuple(dns_names), wanted_ips, made=True)
 
 
-def _write(path: Path, data: bytes, mode: int) -> None:
-    """Write `path` whole (a temporary file renamed over it), readable as `mode` says from the start."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+def _private(key_path: Path) -> bool:
+    """Make a kept private key readable by its owner alone (0600, whatever it was left at); False when that
+    cannot be done, and a new key is made instead."""
     try:
-        os.write(fd, data)
-        os.fchmod(fd, mode)
-        os.fsync(fd)
+        fd = os.open(key_path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        os.fchmod(fd, 0o600)
+        return True
+    except OSError:
+        return False
     finally:
         os.close(fd)
-    os.replace(tmp, path)
+
+
+def _write(path: Path, data: bytes, mode: int) -> None:
+    """Write `path` whole, readable as `mode` says from the start: a new temporary file of a random name
+    (created, never opened through a link someone left there) renamed over it."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), mode)
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def fingerprint(der: bytes) -> str:

@@ -78,7 +78,7 @@ class TokenGuard:
             await self.app(scope, receive, send)
             return
         given, from_query = presented_token(scope)
-        ok = given is not None and secrets.compare_digest(given.encode(), self.token.encode())
+        ok = bool(given) and bool(self.token) and secrets.compare_digest(str(given).encode(), self.token.encode())
         if not ok:
             if scope["type"] == "websocket":
                 await receive()  # websocket.connect
@@ -87,14 +87,15 @@ class TokenGuard:
             detail = (
                 "This Tablesight server needs its access token; open the address printed at start "
                 "(it ends in ?token=...)."
-                if given is None
+                if not given
                 else "The access token is wrong; open the address printed when the server started."
             )
             for m in _send_json(401, detail):
                 await send(m)
             return
         if from_query and scope["type"] == "http":
-            cookie = f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict".encode()
+            secure = "; Secure" if scope.get("scheme") == "https" else ""  # over HTTPS the cookie never goes in clear
+            cookie = f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict{secure}".encode()
 
             async def send_with_cookie(message: Message) -> None:
                 if message["type"] == "http.response.start":

@@ -81,6 +81,20 @@ def allow_host_name(name: str) -> str:
     return ascii_name
 
 
+MIN_TOKEN_CHARS = 16
+"""An access token shorter than this is guessed too easily: --token refuses it."""
+
+
+def check_token(token: str | None) -> str | None:
+    """A --token as given; InputError (one sentence) when it is empty or shorter than MIN_TOKEN_CHARS."""
+    if token is not None and len(token.strip()) < MIN_TOKEN_CHARS:
+        n = len(token.strip())
+        said = "empty" if not n else f"only {n} character{'s' if n > 1 else ''} long"
+        raise InputError(f"The access token given with --token is {said}; give one of at least {MIN_TOKEN_CHARS} "
+                         "characters, or leave --token out and the server makes up a random one.")
+    return token
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
     kind: SourceKind
     if args.camera is not None:
@@ -96,7 +110,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return Settings(
         host=args.host,
         port=args.port,
-        token=args.token,
+        token=check_token(args.token),
         allowed_hosts=tuple(allow_host_name(h) for h in args.allow_hosts),
         sessions_dir=args.sessions,
         setup_dir=args.setup_dir,
