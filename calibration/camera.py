@@ -8,7 +8,8 @@ Camera file (JSON; extra keys are allowed and kept by nobody)::
      "rms_px": r}                      RMS reprojection error of the calibration, pixels
 
 `tablesight calibrate-camera` also writes "format", "version", "square_in" (the target's square, inches),
-"pattern" and the images used.
+"pattern" and the images used; a lens scaled to another frame size (`CameraModel.scaled_to`) keeps the size it
+was measured at as "scaled_from": [w, h].
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from calibration.errors import CalibrationError
+from calibration.file_write import write_file
 from calibration.json_input import read_json_file
 
 DIST_LENGTHS = (4, 5, 8, 12, 14)
@@ -59,6 +61,25 @@ class CameraModel:
     def focal_px(self) -> float:
         """Mean of fx and fy, pixels."""
         return float((self.K[0, 0] + self.K[1, 1]) / 2)
+
+    def scaled_to(self, image_size: tuple[int, int]) -> CameraModel:
+        """The same lens seen at `image_size` (w, h) px, the whole field of view resampled: fx, cx scale by
+        sx = w'/w and fy, cy by sy = h'/h about OpenCV's pixel centres (cx' = (cx + 0.5) * sx - 0.5, the
+        top-left pixel's centre at 0 in both sizes); dist is unchanged (it acts on normalised coordinates);
+        rms_px scales by the mean of sx and sy; extra["scaled_from"] keeps the size the lens was measured at.
+        Whether the sizes share an aspect ratio is `calibration.lens_fit`'s question, not this one's."""
+        w, h = int(image_size[0]), int(image_size[1])
+        if w <= 0 or h <= 0:
+            raise CalibrationError(f"The frame size {w}x{h} is not a picture; check the camera.")
+        sx, sy = w / self.image_size[0], h / self.image_size[1]
+        k = self.K.copy()
+        k[0, 0] *= sx
+        k[0, 1] *= sx
+        k[1, 1] *= sy
+        k[0, 2] = (k[0, 2] + 0.5) * sx - 0.5
+        k[1, 2] = (k[1, 2] + 0.5) * sy - 0.5
+        extra = {**self.extra, "scaled_from": self.extra.get("scaled_from", list(self.image_size))}
+        return CameraModel((w, h), k, self.dist.copy(), self.rms_px * (sx + sy) / 2, extra)
 
     def to_json(self) -> dict[str, Any]:
         """The camera as the JSON object of the module docstring."""
@@ -130,9 +151,6 @@ def read_json(path: Path, what: str, fix: str) -> Any:
 
 
 def write_json(obj: dict[str, Any], path: Path) -> None:
-    """Write `obj` as indented JSON; CalibrationError naming `path` if it cannot be written."""
-    try:
-        path.write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
-    except OSError as err:
-        raise CalibrationError(f"Cannot write {path} ({err.strerror or err}); check the -o path.") from None
+    """Write `obj` as indented JSON, whole or not at all; FileWriteError naming `path` if it cannot be written."""
+    write_file(path, json.dumps(obj, indent=2) + "\n", what="calibration file")
 

@@ -144,7 +144,7 @@ def charuco_board(
     if markers > len(words.bytesList):
         raise CalibrationError(
             f"A {squares[0]}x{squares[1]} ChArUco board needs {markers} markers but {dictionary} has only "
-            f"{len(words.bytesList)}; check --charuco (squares, columns x rows) and --dictionary."
+            f"{len(words.bytesList)}; check the board's size in squares (columns x rows) and its dictionary."
         )
     board = cv2.aruco.CharucoBoard(squares, float(square_in), float(marker_in), words)
     board.setLegacyPattern(legacy)

@@ -53,7 +53,7 @@ class MountAdvice:
                        f"{self.figure_in:.2f}\" figures on {100 * self.hidden_fraction:.0f} % of this board (more than "
                        f"{self.visible_within_in:.1f}\" from the point under the camera): raise the camera to "
                        f"{self.raise_to_in:.0f}\" above the table, turn those tags toward the camera, glue a second rim "
-                       "tag on the opposite side of each base (the roster's more_tags), or use toppers.")
+                       "tag on the opposite side of each base (add it to its unit in the roster file), or use toppers.")
         return out
 
 

@@ -124,13 +124,17 @@ class TableCalibration:
 
     @property
     def warning(self) -> str | None:
-        """A sentence for the user when the focal length was assumed, else None."""
+        """A sentence for the command line's user when the focal length was assumed, else None."""
+        return self.warning_with("run tablesight calibrate-camera and pass --intrinsics")
+
+    def warning_with(self, fix: str) -> str | None:
+        """The sentence of `warning`, ending in `fix` (how to measure the lens where the user is), or None."""
         if self.focal_source != "assumed":
             return None
         return (
             f"The camera looks almost straight down, so the anchors cannot tell its focal length; a "
             f"{focal.ASSUMED_HFOV_DEG:g} degree field of view was assumed: positions on the table are exact but "
-            f"heights above it are not, so run tablesight calibrate-camera and pass --intrinsics."
+            f"heights above it are not, so {fix}."
         )
 
     # --- mapping ----------------------------------------------------------------------------------------

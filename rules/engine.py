@@ -15,37 +15,23 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import rules
 from rules import fields
+from rules.basics import (  # noqa: F401 - the rules' shared words, re-exported where games look for them
+    ActionError,
+    Inches,
+    Json,
+    RosterError,
+    RulesInputError,
+    ScenarioError,
+    UnitId,
+    UnknownGame,
+)
 
-Inches = float
-"""A length on the table, in inches."""
-UnitId = int
-"""A unit is named by the tag id on its base (10 and up)."""
-Json = Any
-"""A value that `json.dumps` accepts."""
-
-
-class RulesInputError(ValueError):
-    """Malformed input to the rules: a roster, a unit card, a scenario or an action that cannot be read."""
-
-
-class UnknownGame(RulesInputError):
-    """A game name that is not registered."""
-
-
-class ScenarioError(RulesInputError):
-    """A judge scenario that cannot be read; the message names the field and what would fix it."""
-
-
-class RosterError(RulesInputError):
-    """A roster or unit card that cannot be read; the message names the entry and the field."""
-
-
-class ActionError(RulesInputError):
-    """A declared action whose fields are missing or of the wrong kind (not an illegal move: that is a verdict)."""
+if TYPE_CHECKING:
+    from rules.hexgrid import HexBoard, Layout
 
 
 @dataclass(frozen=True)
@@ -260,6 +246,16 @@ class Game(ABC):
         """The score now, for games that keep one (JSON); None for a game without a running score."""
         return None
 
+    def off_table(self, state: Any) -> frozenset[UnitId]:
+        """The units the rules have taken off the table (destroyed, sunk, in reserve, carried aboard another): the
+        camera not seeing them is no news, and Tablesight does not ask the players where they are. Default: none."""
+        return frozenset()
+
+    def hex_board(self, state: Any) -> tuple[HexBoard, Layout] | None:
+        """The hex board `state` plays on (its cells' terrain and elevation, features on edges such as walls) and
+        how it lies on the table, for drawing; None on an open table (the default)."""
+        return None
+
     def stands_at(self, state: Any, unit: UnitId, x: Inches, y: Inches) -> bool:
         """Whether the state already has `unit` where the table point (x, y) puts it, so that seeing it put
         down there is no news (a hex game's tile placed by a declared action, then seen by the camera)."""
@@ -321,6 +317,81 @@ class Game(ABC):
         if rest:
             words += " (" + ", ".join(f"{k.replace('_', ' ')} {_said(k, v, name_of)}" for k, v in rest.items()) + ")"
         return words
+
+    # -------------------------------------------------------------------------------- a new game's setup
+    def option_fields(self) -> tuple[OptionField, ...]:
+        """The rule options the players may set before a game, with their rule-book meaning (none by default)."""
+        return ()
+
+    def usual_mount(self) -> str:
+        """Where a unit's tag usually goes (session/printables.py's mounts): "topper", above a figure, by default;
+        "flat" for a game played with tiles or tokens that carry no figure."""
+        return "topper"
+
+    def play_areas(self) -> tuple[tuple[Inches, Inches], ...]:
+        """The play areas (width, depth, inches) an open table of this game may be; () for any size."""
+        return ()
+
+    def pieces_per_cell(self) -> int:
+        """The most pieces one hex cell may hold at once (a hex game's cells are sized to fit them); 1 by default."""
+        return 1
+
+    def cell_kinds(self) -> tuple[CellKind, ...]:
+        """The kinds of cell a board of this game may have, in the order a click cycles them; () when the game's
+        board is fixed (its cells cannot be drawn)."""
+        return ()
+
+    def standard_boards(self) -> tuple[StandardBoard, ...]:
+        """The boards this game comes with (board files, docs/hex_boards.md); () for an open table."""
+        return ()
+
+    def example_roster(self) -> dict[str, Json]:
+        """The game's example army as a roster file (rules/roster.py): a new game starts from it."""
+        return {}
+
+
+@dataclass(frozen=True)
+class OptionField:
+    """One rule option a setup may set: where it goes in the setup (`path`, e.g. ("options", "turn_limit")), its
+    label and help in the rule book's words, its kind ("int", "bool", "choice", or "side": one of the roster's
+    sides), its default and, for a choice, each value with its words."""
+
+    path: tuple[str, ...]
+    label: str
+    kind: str
+    default: Json
+    help: str
+    choices: tuple[tuple[str, str], ...] = ()
+    low: int | None = None
+    high: int | None = None
+
+    def to_json(self) -> dict[str, Json]:
+        return {"path": list(self.path), "label": self.label, "kind": self.kind, "default": self.default,
+                "help": self.help, "choices": [list(c) for c in self.choices], "low": self.low, "high": self.high}
+
+
+@dataclass(frozen=True)
+class CellKind:
+    """A kind of hex cell a board may have: its terrain and elevation (levels) and its name for a player."""
+
+    terrain: str
+    label: str
+    elevation: int = 0
+
+    def to_json(self) -> dict[str, Json]:
+        return {"terrain": self.terrain, "elevation": self.elevation, "label": self.label}
+
+
+@dataclass(frozen=True)
+class StandardBoard:
+    """A board a game comes with: its file name (`name`), its title for a player, and the board file itself."""
+
+    name: str
+    title: str
+    board: Mapping[str, Json]
+
+    def to_json(self) -> dict[str, Json]:
+        return {"name": self.name, "title": self.title, "board": dict(self.board)}
 
 
 @dataclass(frozen=True)

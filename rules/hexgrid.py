@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.engine import Inches, RulesInputError
+from rules.basics import Inches, RulesInputError
 from rules.fields import number
 
 SQRT3 = math.sqrt(3.0)
@@ -321,6 +321,17 @@ class Layout:
         """Whether a round base of `base_radius` inches centred at (x, y) reaches over its cell's border."""
         return self.edge_clearance(x, y) < base_radius
 
+    def across(self, x: Inches, y: Inches) -> Hex:
+        """The cell across the border nearest a table point: the other cell a base there may reach into."""
+        h = self.fractional(x, y).round()
+        cx, cy = self.to_table(h)
+
+        def toward(d: int) -> float:
+            a = math.radians(self.direction_angle_deg(d))
+            return (x - cx) * math.cos(a) + (y - cy) * math.sin(a)
+
+        return neighbor(h, max(range(6), key=toward))
+
     def direction_angle_deg(self, d: int) -> float:
         """Table angle (deg, counter-clockwise from +x) from a cell's centre toward neighbour direction d."""
         base = 0.0 if self.orientation == "pointy" else -30.0
@@ -355,6 +366,22 @@ class Layout:
             "origin": list(self.origin),
             "rotation_deg": self.rotation_deg,
         }
+
+
+def straddle_words(cells: Container[Hex], layout: Layout, x: Inches, y: Inches, margin: Inches) -> str:
+    """Where a base centred at table point (x, y) sits, in words, when it is not plainly in one cell of `cells`:
+    "astride [1, 0] and [1, -1]" (nearer their border than `margin` inches), "astride [3, 0] and the board's
+    edge", or "off the board"; "" for a base well inside one cell."""
+    h = layout.fractional(x, y).round()
+    near = layout.astride(x, y, margin)
+    other = layout.across(x, y) if near else None
+    if h in cells:
+        if other is None:
+            return ""
+        return f"astride [{h.q}, {h.r}] and " + (f"[{other.q}, {other.r}]" if other in cells else "the board's edge")
+    if other is not None and other in cells:
+        return f"astride [{other.q}, {other.r}] and the board's edge"
+    return "off the board"
 
 
 def _number(value: Any, what: str) -> float:

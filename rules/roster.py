@@ -21,9 +21,14 @@ Several tags on one base (a rim tag each side, or a rim tag and a topper card): 
 each entry an extra tag on the same base with the same mount keys as the unit's own (its height and printed
 side default to the unit's own tag's, its offset to [0, 0]). The
 unit is still named by its own `tag`; any of its tags seen is enough, several seen are fused
-(vision/fuse.py). mount_pm_in (on the unit, and on each extra tag; inches, >= 0, default 0): the ± left over
-after mount calibration, added in quadrature to every position measured from that tag. Every tag id, a
-unit's own or an extra one, is used once in a roster.
+(vision/fuse.py). mount_pm_in (on the unit, and on each extra tag; inches, >= 0): the ± left over after
+mount calibration (`tablesight calibrate-mounts` writes it), added in quadrature to every position measured
+from that tag. A mount without it was never measured: its tag may sit off where the roster says (a topper's pin
+pushed in by hand leans; measured: about 2°, 0.06" at a 1.85" card), so every position measured from it carries
+that too, `(height - 0.125") × tan(mount_lean_deg)` inches added to its ±, and the page marks the unit "mount not
+measured". mount_lean_deg (on a unit or extra tag, or once for the whole roster at its top level; degrees,
+default MOUNT_LEAN_DEG): how far an unmeasured pin may lean. Every tag id, a unit's own or an extra one, is used
+once in a roster.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from rules.engine import Inches, RosterError, UnitId
+from rules.engine import Inches, RosterError, UnitId, game_names, listed
 from rules.fields import field_number
 
 MM_PER_INCH = 25.4
@@ -42,6 +47,13 @@ FIRST_BASE_TAG = 10
 """Tag ids below this are anchors, never bases."""
 LAST_TAG = 586
 """The largest tag36h11 id."""
+LEAN_PIVOT_IN = 0.125
+"""Where a pin leans from: the top of a usual base, inches above its underside."""
+MOUNT_LEAN_DEG = 2.0
+"""How far a tag's mount may lean until it is measured, degrees (a topper's pin pushed in by hand)."""
+UNMEASURED_NOTE_IN = 0.01
+"""An unmeasured mount whose lean may move its tag by more than this (inches) is marked "mount not measured"
+on the page: a topper, not a tag flat on its base."""
 TAG_CELLS, TAG_BLACK_CELLS = 10, 8
 """A tag36h11 tag is 10 cells across, its black square 8 (a one-cell white border each side)."""
 
@@ -64,13 +76,29 @@ class TagMount:
     """The tag centre's offset from the base centre, in the tag's own frame (its +x, +y)."""
     tag_in: Inches
     """The printed tag's black square side."""
-    pm_in: Inches = 0.0
-    """The ± left over after mount calibration, added in quadrature to every position measured from this tag."""
+    pm_in: Inches | None = None
+    """The ± left over after mount calibration, added in quadrature to every position measured from this tag;
+    None: the mount was never measured."""
+    lean_deg: float = MOUNT_LEAN_DEG
+    """How far the mount may lean while it is not measured, degrees."""
+
+    @property
+    def measured(self) -> bool:
+        return self.pm_in is not None
+
+    @property
+    def unmeasured_pm_in(self) -> Inches:
+        """What an unmeasured mount may hide, inches: its tag's height above the base's top times tan(lean) (a tag
+    flat on its base hides nothing); 0 once measured."""
+        if self.measured:
+            return 0.0
+        return max(0.0, self.height_in - LEAN_PIVOT_IN) * math.tan(math.radians(self.lean_deg))
 
     def to_json(self) -> dict[str, Any]:
         """The roster's form of an extra tag (see the module docstring)."""
         return {"tag": self.tag, "base_height_in": self.height_in, "tag_offset_in": list(self.offset_in),
-                "tag_in": self.tag_in, **({"mount_pm_in": self.pm_in} if self.pm_in else {})}
+                "tag_in": self.tag_in, **({"mount_pm_in": self.pm_in} if self.pm_in is not None else {}),
+                **({"mount_lean_deg": self.lean_deg} if self.lean_deg != MOUNT_LEAN_DEG else {})}
 
 
 @dataclass(frozen=True)
@@ -87,16 +115,24 @@ class RosterUnit:
     extra: Mapping[str, Any] = field(default_factory=dict)
     tag_in: Inches | None = None
     """The printed tag's black square side, inches, when the roster says; else see `printed_tag_in`."""
-    mount_pm_in: Inches = 0.0
-    """The ± left over after calibrating the own tag's mount, inches (0: not calibrated or exact)."""
+    mount_pm_in: Inches | None = None
+    """The ± left over after calibrating the own tag's mount, inches (None: never measured)."""
+    mount_lean_deg: float = MOUNT_LEAN_DEG
+    """How far the own tag's mount may lean while it is not measured, degrees."""
     more_tags: tuple[TagMount, ...] = ()
     """Extra tags on the same base, beside the unit's own."""
 
     @property
     def mounts(self) -> tuple[TagMount, ...]:
         """Every tag on this base: first the unit's own (from its top-level fields), then `more_tags`."""
-        own = TagMount(self.tag, self.base_height_in, self.tag_offset_in, self.printed_tag_in, self.mount_pm_in)
+        own = TagMount(self.tag, self.base_height_in, self.tag_offset_in, self.printed_tag_in, self.mount_pm_in,
+                       self.mount_lean_deg)
         return (own, *self.more_tags)
+
+    @property
+    def mount_unmeasured(self) -> bool:
+        """True while a mount of this base that may hide more than UNMEASURED_NOTE_IN was never measured."""
+        return any(m.unmeasured_pm_in > UNMEASURED_NOTE_IN for m in self.mounts)
 
     @property
     def base_radius_in(self) -> Inches:
@@ -118,7 +154,8 @@ class RosterUnit:
             "base_height_in": self.base_height_in,
             "tag_offset_in": list(self.tag_offset_in),
             **({"tag_in": self.tag_in} if self.tag_in is not None else {}),
-            **({"mount_pm_in": self.mount_pm_in} if self.mount_pm_in else {}),
+            **({"mount_pm_in": self.mount_pm_in} if self.mount_pm_in is not None else {}),
+            **({"mount_lean_deg": self.mount_lean_deg} if self.mount_lean_deg != MOUNT_LEAN_DEG else {}),
             **({"more_tags": [m.to_json() for m in self.more_tags]} if self.more_tags else {}),
             **dict(self.extra),
         }
@@ -156,8 +193,9 @@ class Roster:
 
 
 _KNOWN = {"tag", "name", "profile", "owner", "base_mm", "base_height_in", "tag_offset_in", "tag_in", "mount_pm_in",
+          "mount_lean_deg",
           "more_tags"}
-_MOUNT_KEYS = {"tag", "base_height_in", "tag_offset_in", "tag_in", "mount_pm_in"}
+_MOUNT_KEYS = {"tag", "base_height_in", "tag_offset_in", "tag_in", "mount_pm_in", "mount_lean_deg"}
 
 
 def _number(entry: Mapping[str, Any], key: str, default: float, where: str, low: float, high: float) -> float:
@@ -187,9 +225,10 @@ def _tag_id(tag: Any, where: str, where_tag: str) -> int:
     return tag
 
 
-def _more_tags(entry: Mapping[str, Any], where: str, own_height_in: float, own_tag_in: float) -> tuple[TagMount, ...]:
-    """A unit's `more_tags`: each an extra tag on its base, with the unit's mount keys; its height and printed
-    side default to the unit's own tag's, its offset to (0, 0) and its mount ± to 0."""
+def _more_tags(entry: Mapping[str, Any], where: str, own_height_in: float, own_tag_in: float,
+               own_lean_deg: float = MOUNT_LEAN_DEG) -> tuple[TagMount, ...]:
+    """A unit's `more_tags`: each an extra tag on its base, with the unit's mount keys; its height, printed side
+    and lean default to the unit's own tag's, its offset to (0, 0); without a mount ± it is not measured."""
     raw = entry.get("more_tags", [])
     if not isinstance(raw, list):
         raise RosterError(f'{where}: more_tags must be a list of tags, e.g. [{{"tag": 112, "tag_offset_in": [0.66, 0]}}].')
@@ -209,7 +248,8 @@ def _more_tags(entry: Mapping[str, Any], where: str, own_height_in: float, own_t
             height_in=_number(item, "base_height_in", own_height_in, at, 0.0, 12.0),
             offset_in=_offset(item, at),
             tag_in=_number(item, "tag_in", own_tag_in, at, 0.1, 12.0),
-            pm_in=_number(item, "mount_pm_in", 0.0, at, 0.0, 12.0),
+            pm_in=_number(item, "mount_pm_in", 0.0, at, 0.0, 12.0) if "mount_pm_in" in item else None,
+            lean_deg=_number(item, "mount_lean_deg", own_lean_deg, at, 0.0, 45.0),
         ))
     return tuple(mounts)
 
@@ -221,10 +261,15 @@ def parse_roster(obj: Any, source: str = "the roster") -> Roster:
     game = obj.get("game")
     if not isinstance(game, str) or not game:
         raise RosterError(f'{source} has no "game" name; add e.g. "game": "valknut".')
+    if game.strip().lower() not in game_names():
+        said = f"The{source[3:]}" if source.startswith("the ") else f"The roster {source}"
+        raise RosterError(f"{said} is for the game {game[:60]!r}, which this Tablesight does not have; it has "
+                          f"{listed(game_names())}: name one of those as the roster's game.")
     units_in = obj.get("units")
     if not isinstance(units_in, list) or not units_in:
         raise RosterError(f'{source} has no "units" list; add one entry per tagged base.')
     units: dict[UnitId, RosterUnit] = {}
+    roster_lean = _number(obj, "mount_lean_deg", MOUNT_LEAN_DEG, source, 0.0, 45.0)
     for i, entry in enumerate(units_in):
         where = f"{source}, unit {i + 1}"
         if not isinstance(entry, Mapping):
@@ -243,6 +288,7 @@ def parse_roster(obj: Any, source: str = "the roster") -> Roster:
         base_mm = _number(entry, "base_mm", 32.0, where, 10.0, 200.0)
         tag_in = _number(entry, "tag_in", 0.0, where, 0.1, 12.0) if "tag_in" in entry else None
         height = _number(entry, "base_height_in", 0.125, where, 0.0, 12.0)
+        lean = _number(entry, "mount_lean_deg", roster_lean, where, 0.0, 45.0)
         units[tag] = RosterUnit(
             tag=tag,
             name=name,
@@ -253,12 +299,14 @@ def parse_roster(obj: Any, source: str = "the roster") -> Roster:
             tag_offset_in=offset,
             extra={k: v for k, v in entry.items() if k not in _KNOWN},
             tag_in=tag_in,
-            mount_pm_in=_number(entry, "mount_pm_in", 0.0, where, 0.0, 12.0),
-            more_tags=_more_tags(entry, where, height, tag_in if tag_in is not None else tag_side_for_base(base_mm)),
+            mount_pm_in=_number(entry, "mount_pm_in", 0.0, where, 0.0, 12.0) if "mount_pm_in" in entry else None,
+            mount_lean_deg=lean,
+            more_tags=_more_tags(entry, where, height, tag_in if tag_in is not None else tag_side_for_base(base_mm),
+                                 lean),
         )
     _check_tags_once(units, source)
     extra = {k: v for k, v in obj.items() if k not in ("game", "units")}
-    return Roster(game=game.lower(), units=units, extra=extra)
+    return Roster(game=game.strip().lower(), units=units, extra=extra)
 
 
 def _check_tags_once(units: Mapping[UnitId, RosterUnit], source: str) -> None:

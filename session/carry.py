@@ -2,7 +2,7 @@
 takes over the running game (its state, dice, positions, tracks and rulings) instead of starting it again.
 
 What can be carried: unit names (the game knows units by tag id), how each tag is mounted (`base_height_in`,
-`tag_in`, `tag_offset_in`, `mount_pm_in`, `more_tags`: where the camera finds the base, which the game never
+`tag_in`, `tag_offset_in`, `mount_pm_in`, `mount_lean_deg`, `more_tags`: where the camera finds the base, which the game never
 reads; the wizard's mount step and the Roster page write them mid-setup), terrain (the game's state takes the new
 pieces, as the game itself reads them from the setup) and the camera's calibration. What cannot: another
 game, or a roster whose units differ in anything but their names (tags, owners, profiles, bases, the game's
@@ -16,7 +16,7 @@ from typing import Any
 
 from rules.roster import Roster
 
-MOUNT_KEYS = frozenset({"base_height_in", "tag_in", "tag_offset_in", "mount_pm_in", "more_tags"})
+MOUNT_KEYS = frozenset({"base_height_in", "tag_in", "tag_offset_in", "mount_pm_in", "mount_lean_deg", "more_tags"})
 """How a unit's tags are mounted on its base: the camera's business, not the game's (no game reads them)."""
 
 
@@ -30,6 +30,7 @@ def _rules_part(roster: Roster | None) -> Any:
     if roster is None:
         return None
     obj = roster.to_json()
+    obj.pop("mount_lean_deg", None)  # the roster-wide mount word: the camera's too
     obj["units"] = sorted(({k: v for k, v in _without_mount(u).items() if k != "name"} for u in obj["units"]),
                           key=lambda u: u["tag"])
     return obj

@@ -24,6 +24,7 @@ from calibration.table import TableCalibration
 from rules.roster import Roster
 from session.drivable import FrameLike
 from session.owner_colours import PAGE, owner_colours
+from session.roll_call import RollCall
 
 CIRCLE_TOLERANCE_PX = 0.25
 """A circle's polyline strays at most this far from the circle, image px: a base 17 px across at 1080p gets 20
@@ -184,6 +185,8 @@ def unit_list(fixes: Sequence[Any], roster: Roster | None, colours: Mapping[str,
                 "base_height_in": ru.base_height_in if ru else 0.125,
                 # the floor under it was taken from the terrain's footprint, not told by the tag's printed size
                 "height_assumed": bool(getattr(f, "height_assumed", False)),
+                # a mount never measured: its ± carries what a leaning pin may hide (rules/roster.py)
+                "mount_unmeasured": bool(ru.mount_unmeasured) if ru else False,
             }
         )
     return units
@@ -250,7 +253,7 @@ def image_shapes(
             pending.append(({"k": "label", **base}, [point(cx, cy, z)]))
         else:
             closed = shape == "polygon"
-            line = batch.add(("line", closed, pts.tobytes(), z), functools.partial(_densify, pts, closed), z)
+            line = batch.add(("line", closed, pts.tobytes(), z), functools.partial(densify, pts, closed), z)
             lx, ly = (float(v) for v in _label_point(pts)[0])
             pending.append(({"k": "poly", "c": closed, **base}, [line, point(lx, ly, z)]))
     by_unit = {int(u["tag"]): u for u in units}
@@ -287,7 +290,7 @@ def image_shapes(
     return shapes
 
 
-def _densify(pts: np.ndarray, closed: bool, step_in: float = 1.0) -> np.ndarray:
+def densify(pts: np.ndarray, closed: bool, step_in: float = 1.0) -> np.ndarray:
     """Points every `step_in` inches along the path, so that lens distortion bends long lines as it should."""
     path = np.vstack([pts, pts[:1]]) if closed and len(pts) > 2 else pts
     out = [path[:1]]
@@ -354,12 +357,21 @@ def build_frame_message(
         "focus": focus_message({u: [round_overlay(o) for o in ovs] for u, ovs in (focus or {}).items()},
                                units, cal.table_to_image if cal is not None else None, anchors, overlays),
         "pipeline_status": "",
+        "grid_key": None,  # the hex grid the frame is drawn over (session/board_grid.py), filled in by the loop
         "overlays": overlays,
         "image_shapes": pixel_shapes,
         "events": list(events),
         "verdicts": list(verdicts),
+        "roll_call": roll_call_message(result, roster),
         "timings_ms": {k: round(float(v), 2) for k, v in result.timings_ms.items()},
     }
+
+
+def roll_call_message(result: FrameLike, roster: Roster | None) -> dict[str, Any]:
+    """The roster's units lost from view, not on the table yet or standing too close, in words
+    (session/roll_call.py); empty lists for a frame that has no roll call (a table not calibrated yet)."""
+    call = getattr(result, "roll_call", None)
+    return (call if isinstance(call, RollCall) else RollCall()).to_json(roster)
 
 
 def _image_shapes(result: FrameLike, units: Sequence[Mapping[str, Any]], overlays: Sequence[Mapping[str, Any]],

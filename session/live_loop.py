@@ -26,6 +26,7 @@ from typing import Any, cast
 from calibration.errors import InputError
 from rules.engine import Action, ActionError, RulesInputError
 from rules.roster import Roster
+from session.board_grid import GridKeys
 from session.broadcast import Broadcast
 from session.carry import carry_game
 from session.drivable import (
@@ -44,6 +45,7 @@ from session.focus import Focus
 from session.frame_message import ShapeMemo, add_image_shapes, build_frame_message
 from session.frame_publisher import FramePublisher
 from session.overrule import correction_of, overrule_key
+from session.roll_call import unit_words
 
 log = logging.getLogger("tablesight.live")
 
@@ -130,6 +132,8 @@ class LiveLoop:
         self._encoder = FramePublisher(self.broadcast, jpeg_quality, name, on_published=self._published)
         self._shape_memo = ShapeMemo()
         """The encoder thread's memo of the pixel shapes it made for the frames before (session/frame_message.py)."""
+        self._grid_keys = GridKeys()
+        """Names the hex grid each frame is drawn over (session/board_grid.py): a page fetches the grid when it changes."""
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stop = False
@@ -262,8 +266,13 @@ class LiveLoop:
         except RulesInputError:
             raise
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as err:
-            raise ActionError(f"{game.name} cannot read the action {action.to_json()} ({type(err).__name__}: {err}); "
-                              "check its kind and params against the legal actions.") from None
+            log.info("%s cannot read the declared action %s", game.name, action.to_json(), exc_info=err)
+            try:
+                words = game.describe(action, lambda tag: unit_words(tag, self._roster()))
+            except Exception:  # noqa: BLE001 - a game's words for an action it cannot read: its kind will do
+                words = action.kind.replace("_", " ")
+            raise ActionError(f"{game.title} cannot take the action “{words}” as it is given; pick one of the "
+                              "actions the Declare panel offers.") from None
         done: Future[list[dict[str, Any]]] = Future()
         with self._cond:
             self._declared.append((action, done))
@@ -629,6 +638,7 @@ class LiveLoop:
         self.recent_results.append(result)
         self.latest_positions = {u["tag"]: u for u in message["units"]}
         message["pipeline_status"] = self._pipeline.status if self._pipeline is not None else ""
+        message["grid_key"] = self._grid_keys(self._pipeline, result.calibration)
         message["captured_at"] = round(captured_at, 4)  # time.time() when the frame was read, seconds
         message["status"] = self.status().to_json()
         message["status"]["status"] = "ok" if self._playing else "paused"

@@ -7,11 +7,15 @@ frame by `tablesight replay`, shown in the live events, the replay page and the 
 - `{"kind": "overrule", "unit": U, "params": {"rule": R, "frame": F, "outcome": "legal"|"illegal", "by": who,
   "reason": why}}`: verdict R on unit U ruled at frame F now stands as `outcome`. Overruled to illegal, the
   action it was ruled on is taken back when it is the last action ruled (the game continues from the state
-  before it); otherwise the record changes and the game's state stays. The first overrule of a verdict
-  stands: a second one, whoever makes it, is refused with a sentence naming the first, so two players
-  overruling at once always end the same way (in the order the server received them), live and in replay.
+  before it); otherwise the record changes and the game's state stays. An overrule must change the verdict
+  (legal to legal is refused), and Tablesight's own records (`tablesight.*`) are not verdicts to overrule.
+  The first overrule of a verdict stands against its own side: a second one is refused with a sentence naming
+  the first, unless it comes from a player of the other side ("side": an owner in the roster), who may undo it
+  (an action the first took back is then put back, when nothing was ruled since). Two players overruling at
+  once always end the same way (in the order the server received them), live and in replay.
 - `{"kind": "correct", "unit": U, "params": {"at_in": [x, y], "by": who, "reason": why}}`: unit U stands at
-  (x, y) table inches, whatever the camera says, until the camera sees it move again. If the last action
+  (x, y) table inches, whatever the camera says, until the camera sees it move again; a place more than
+  OFF_BOARD_MARGIN_IN outside the board is refused. If the last action
   ruled was U's move, it is ruled again to the corrected place.
 
 Each yields verdicts: `tablesight.overrule` / `tablesight.correct` (who, why, the camera's reading and the
@@ -22,15 +26,17 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.engine import Action, Placement, RulesInputError, UnitId
+from rules.engine import Action, Outcome, Placement, RulesInputError, UnitId
 
 KINDS = frozenset({"overrule", "correct"})
 """Declared-action kinds that are Tablesight's own, never a game's."""
 OUTCOMES = ("legal", "illegal")
+OFF_BOARD_MARGIN_IN = 3.0
+"""How far outside the board's edge (inches) a corrected position may lie: a base at the edge, an anchor's strip."""
 HISTORY = 2000
 """Verdicts remembered for overruling (the most recent ones; an older one is named as too old)."""
 
@@ -58,6 +64,19 @@ class Overrules:
         """Verdict -> the overrule that stands for it (the first)."""
         self.corrections: dict[UnitId, tuple[float, float]] = {}
         """Unit -> where the players say it stands (table inches), until the camera sees it move."""
+        self.taken_back: dict[VerdictKey, tuple[Any, Any]] = {}
+        """Verdict -> the game's states (after, before) the action an overrule took back: put back when the other
+        side undoes the overrule and nothing was ruled since (the state is still `before`)."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Overrules:
+        """A copy for a checkpoint: its own records, the game's states shared (they are immutable values), so that
+        a replay resumed from it tells "nothing ruled since" as the live table did."""
+        out = Overrules()
+        out.ruled = OrderedDict(self.ruled)
+        out.overruled = {k: dict(v) for k, v in self.overruled.items()}
+        out.corrections = dict(self.corrections)
+        out.taken_back = dict(self.taken_back)
+        return out
 
     def remember(self, frame: int, verdicts: list[dict[str, Any]]) -> None:
         for v in verdicts:
@@ -78,6 +97,111 @@ class Overrules:
                 placements[unit] = placements[unit].moved_to(x, y)
         return placements
 
+    def overrule(self, action: Action, state: Any, last: LastRuling | None, name_of: Callable[[UnitId | None], str],
+                 sides: Sequence[str]) -> OverruleRuling:
+        """Rule an overrule (see the module docstring) against the verdicts remembered, the game's `state` and the
+        `last` action ruled; a sentence (RulesInputError) when it names no verdict or would change nothing."""
+        key, outcome, by, reason = overrule_key(action)
+        frame, rule, unit = key
+        name = name_of(unit)
+        if rule.startswith("tablesight."):
+            raise RulesInputError(f"{rule} is Tablesight's own record, not a verdict of the rules; overrule the "
+                                  "verdict it is about instead.")
+        side = overrule_side(action, list(sides))
+        camera = self.ruled.get(key)
+        if camera is None:
+            raise RulesInputError(f"There is no verdict {rule} on {name} at frame {frame} to overrule (or it is among "
+                                  "the oldest, no longer kept); pick the verdict from the events list.")
+        first = self.overruled.get(key)
+        standing = first["outcome"] if first is not None else camera
+        if outcome == standing:
+            raise RulesInputError(f"The verdict {rule} on {name} at frame {frame} already stands as {outcome}; an "
+                                  "overrule must change it.")
+        numbers: dict[str, Any] = {"frame": frame, "rule": rule, "camera_outcome": camera, "outcome": outcome,
+                                   "by": by, "reason": reason, "side": side}
+        if first is not None and (side is None or first.get("side") in (None, side)):
+            return OverruleRuling([{
+                "rule": "tablesight.overrule.once", "outcome": Outcome.ILLEGAL.value, "unit": unit, "numbers": numbers,
+                "message": f"{first['by']} already overruled this verdict on {name} ({first['outcome']}: "
+                           f"{first['reason']}); the first overrule stands, and only a player of the other side may "
+                           "undo it."}], state, last)
+        undone = put_back = False
+        if outcome == "illegal" and camera != "illegal" and last is not None and key in last.keys:
+            self.taken_back[key] = (state, last.state_before)  # (after, before) the action
+            state, last = last.state_before, None  # the game goes on from before the overruled action
+            undone = True
+        elif first is not None and key in self.taken_back and state is self.taken_back[key][1]:
+            state = self.taken_back.pop(key)[0]  # nothing ruled since: the action the first overrule took back stands
+            put_back = True
+        self.overruled[key] = {"by": by, "reason": reason, "outcome": outcome, "side": side}
+        numbers["undone"] = undone
+        numbers["put_back"] = put_back
+        who = f"{by} ({side})" if side else by
+        words = (f"{who} overruled {first['by']}'s overrule on {name}: {rule} at frame {frame} now stands as {outcome}"
+                 if first is not None else
+                 f"{who} overruled the camera on {name}: {rule} at frame {frame} was {camera}, now {outcome}")
+        tail = "; the action is taken back" if undone else "; the action is put back" if put_back else ""
+        return OverruleRuling([{"rule": "tablesight.overrule", "outcome": Outcome.INFO.value, "unit": unit,
+                                "numbers": numbers, "message": words + tail + f". Why: {reason}"}], state, last)
+
+    def correct(self, action: Action, seen: Placement | None, board_in: tuple[float, float],
+                last: LastRuling | None, name_of: Callable[[UnitId | None], str]) -> Correction:
+        """Rule a position correction: where the unit stands from now on, and the move of it to rule again (the
+        last action ruled, when it was that unit's move); a sentence when the place or the unit is wrong."""
+        x, y, by, reason = correction_of(action)
+        unit = action.unit
+        assert unit is not None
+        w, d = board_in
+        m = OFF_BOARD_MARGIN_IN
+        if w > 0 and d > 0 and not (-m <= x <= w + m and -m <= y <= d + m):
+            raise RulesInputError(f"({x:.4g}, {y:.4g}) is off the {w:g}\" x {d:g}\" board; correct "
+                                  f"{name_of(unit)}'s position to where it stands on the board (0 to {w:g} across, "
+                                  f"0 to {d:g} deep).")
+        if seen is None:
+            raise RulesInputError(f"{name_of(unit)} is not on the table as the camera sees it now; correct its "
+                                  "position once it stands on the table.")
+        self.corrections[unit] = (x, y)
+        rerule = None
+        to = last.action.params.get("to") if last is not None else None
+        if last is not None and last.action.unit == unit and isinstance(to, list | tuple) and len(to) == 2:
+            params: dict[str, Any] = {**last.action.params, "to": [x, y]}  # its move, to where it really stands
+            start = last.before.get(unit)
+            if start is not None and "length_in" in params:
+                params["length_in"] = round(math.hypot(x - start.x, y - start.y), 4)
+            rerule = Action(last.action.kind, unit, params)
+        shift = math.hypot(x - seen.x, y - seen.y)
+        numbers = {"camera_in": [round(seen.x, 4), round(seen.y, 4)], "at_in": [round(x, 4), round(y, 4)],
+                   "shift_in": round(shift, 4), "by": by, "reason": reason}
+        words = (f"{by} corrected {name_of(unit)}'s position: the camera measured ({seen.x:.2f}, {seen.y:.2f}), "
+                 f"it stands at ({x:.2f}, {y:.2f}), {shift:.2f}\" away")
+        return Correction(unit, numbers, words, reason, rerule)
+
+
+@dataclass(frozen=True)
+class OverruleRuling:
+    """What an overrule decided: its verdicts, and the game's state and last ruling after it."""
+
+    verdicts: list[dict[str, Any]]
+    state: Any
+    last: LastRuling | None
+
+
+@dataclass(frozen=True)
+class Correction:
+    """What a position correction decided: its record's parts, and the unit's move to rule again (or None)."""
+
+    unit: UnitId
+    numbers: dict[str, Any]
+    words: str
+    reason: str
+    rerule: Action | None
+
+    def record(self, reruled: bool) -> dict[str, Any]:
+        """The correction's own verdict, once its move was (or was not) ruled again."""
+        return {"rule": "tablesight.correct", "outcome": Outcome.INFO.value, "unit": self.unit,
+                "numbers": {**self.numbers, "reruled": reruled},
+                "message": self.words + ("; its move is ruled again" if reruled else "") + f". Why: {self.reason}"}
+
 
 def _text(params: Mapping[str, Any], key: str, limit: int) -> str:
     value = params.get(key, "")
@@ -96,6 +220,17 @@ def overrule_key(action: Action) -> tuple[VerdictKey, str, str, str]:
         raise RulesInputError(f'An overrule says what the verdict should have been: "outcome" is legal or illegal, '
                               f"not {outcome!r}.")
     return (frame, rule, action.unit), str(outcome), _text(p, "by", 60), _text(p, "reason", 300)
+
+
+def overrule_side(action: Action, sides: list[str]) -> str | None:
+    """The side ("side": an owner in the roster) the overruling player plays, if given; a sentence if unknown."""
+    side = action.params.get("side")
+    if side is None or side == "":
+        return None
+    if not isinstance(side, str) or (sides and side not in sides):
+        raise RulesInputError(f"An overrule's side is one of the sides in the roster ({', '.join(sides)}), "
+                              f"not {side!r}.")
+    return side
 
 
 def correction_of(action: Action) -> tuple[float, float, str, str]:

@@ -3,6 +3,8 @@
 The web route that receives the phone's WebSocket `push`es each frame's bytes as they arrive (on the server's
 event loop: nothing is decoded there). The live loop `read`s the newest frame, decoded on the loop's own thread,
 so a frame the loop was too slow for is replaced unseen and never decoded (newest frame wins, nothing queues).
+A frame that does not decode as a replay decodes a recorded frame (a JPEG cut short, random bytes after its
+header) is skipped, counted as bad and named in `problem`; the loop is given the next good one.
 Frames are numbered 0, 1, 2 ... in the order the loop gets them; t is seconds since the first frame arrived.
 
 While no frame comes, `read` waits WAIT_S and then raises `FeedWaiting` with the reason in a player's words (no
@@ -26,7 +28,7 @@ import numpy as np
 
 from session.drivable import FeedWaiting
 from vision.errors import FrameError
-from vision.sources import Frame
+from vision.sources import Frame, check_complete
 
 WAIT_S = 1.0
 """How long `read` waits for a frame before it says why none came (and is asked again)."""
@@ -103,6 +105,10 @@ class PhoneCamera:
         self.bad = 0
         """Frames that were not readable JPEG images (dropped)."""
         self.measured = 0
+        self.taken = 0
+        """Frames the loop took to decode (the bad ones included)."""
+        self.problem = ""
+        """The sentence about the newest frame skipped because it did not decode ("" : none was)."""
         self.size: tuple[int, int] | None = None
         """(w, h) of the newest frame decoded."""
 
@@ -186,9 +192,14 @@ class PhoneCamera:
                     self._cond.wait(left)
                 arrived, self._newest = self._newest, None
             frame = _decode(arrived.jpeg)
-            if frame is None:
+            with self._cond:
+                self.taken += 1
+            if frame is None:  # never measured, never recorded: a replay could not read it either
                 with self._cond:
                     self.bad += 1
+                    self.problem = (f"Frame {arrived.seq} from the phone was skipped (not measured or recorded): "
+                                    "it is not a whole JPEG image; if this keeps happening, reload the camera page "
+                                    "on the phone.")
                 continue
             with self._cond:
                 if self._t0 is None:
@@ -231,6 +242,8 @@ class PhoneCamera:
                 "skipped": self.skipped,
                 "bad": self.bad,
                 "measured": self.measured,
+                "taken": self.taken,
+                "problem": self.problem,
                 "size": list(self.size) if self.size is not None else None,
             }
 
@@ -252,10 +265,11 @@ class PhoneCamera:
 
 def _decode(jpeg: bytes) -> Frame | None:
     """The phone's picture as a frame (its grey decoded now, its colour when the page needs it); None if it is
-    not a readable JPEG."""
+    not a readable JPEG, read as a replay reads a recorded frame file (vision/sources.py: whole, then decoded)."""
     if jpeg[:3] != b"\xff\xd8\xff":
         return None
     try:
+        check_complete(jpeg, "the phone's picture")  # libjpeg would decode the first part and grey out the rest
         return Frame.of_jpeg(0, 0.0, jpeg, "the phone's picture", colour=True)  # pictured for the page: decoded once
     except FrameError:
         return None

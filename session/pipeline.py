@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import math
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -34,7 +33,8 @@ from rules.roster import Roster
 from rules.terrain import TerrainPiece, place_terrain, terrain_to_json
 from session.floors import stand_on_floors
 from session.overrule import KINDS as OVERRULE_KINDS
-from session.overrule import LastRuling, Overrules, correction_of, overrule_key
+from session.overrule import LastRuling, Overrules
+from session.roll_call import RollCall, call_roll
 from vision.fuse import BaseFuser, Mount
 from vision.positions import BaseFix, measure_bases, smallest_tag_px
 from vision.sources import ShowsFrame, gray_of, size_of
@@ -93,6 +93,8 @@ class FrameResult(ShowsFrame):
     board: Mapping[str, float]
     calibration: TableCalibration
     timings_ms: Mapping[str, float] = field(default_factory=dict)
+    roll_call: RollCall = RollCall()
+    """The roster's units not seen for a while, not on the table yet, or standing too close (session/roll_call.py)."""
 
     def project_to_image(self, points_in: np.ndarray) -> np.ndarray:
         """Table points (N, 3) inches -> image pixels (N, 2)."""
@@ -200,8 +202,8 @@ class Pipeline:
         self._mounts = {m.tag: m for u in roster.units.values() for m in u.mounts} if roster is not None else {}
         self._printed_in = {t: m.tag_in for t, m in self._mounts.items()}
         self.fuser = BaseFuser({
-            m.tag: Mount(unit=u.tag, height_in=m.height_in, unit_height_in=u.base_height_in, pm_in=m.pm_in,
-                         agree_in=u.base_radius_in)
+            m.tag: Mount(unit=u.tag, height_in=m.height_in, unit_height_in=u.base_height_in, pm_in=m.pm_in or 0.0,
+                         unmeasured_in=m.unmeasured_pm_in, agree_in=u.base_radius_in)
             for u in (roster.units.values() if roster is not None else ()) for m in u.mounts
         })
 
@@ -335,59 +337,23 @@ class Pipeline:
         return ru.name if ru is not None else f"unit {unit}"
 
     def _overrule(self, action: Action) -> list[dict[str, Any]]:
-        key, outcome, by, reason = overrule_key(action)
-        frame, rule, unit = key
-        name = self._name(unit)
-        camera = self.overrules.ruled.get(key)
-        if camera is None:
-            raise RulesInputError(f"There is no verdict {rule} on {name} at frame {frame} to overrule (or it is among "
-                                  "the oldest, no longer kept); pick the verdict from the events list.")
-        first = self.overrules.overruled.get(key)
-        numbers: dict[str, Any] = {"frame": frame, "rule": rule, "camera_outcome": camera, "outcome": outcome,
-                                   "by": by, "reason": reason}
-        if first is not None:
-            return [{"rule": "tablesight.overrule.once", "outcome": Outcome.ILLEGAL.value, "unit": unit,
-                     "numbers": numbers,
-                     "message": f"{first['by']} already overruled this verdict on {name} ({first['outcome']}: "
-                                f"{first['reason']}); the first overrule stands."}]
-        undone = False
-        if outcome == "illegal" and camera != "illegal" and self._last is not None and key in self._last.keys:
-            self.state = self._last.state_before  # the game goes on from before the overruled action
-            self._last = None
-            undone = True
-        self.overrules.overruled[key] = {"by": by, "reason": reason, "outcome": outcome}
-        numbers["undone"] = undone
-        words = f"{by} overruled the camera on {name}: {rule} at frame {frame} was {camera}, now {outcome}"
-        return [{"rule": "tablesight.overrule", "outcome": Outcome.INFO.value, "unit": unit, "numbers": numbers,
-                 "message": words + ("; the action is taken back" if undone else "") + f". Why: {reason}"}]
+        """An overrule, decided in session/overrule.py; the game goes on from the state it leaves."""
+        ruled = self.overrules.overrule(action, self.state, self._last, self._name,
+                                        self.roster.owners() if self.roster is not None else [])
+        self.state, self._last = ruled.state, ruled.last
+        return ruled.verdicts
 
     def _correct(self, action: Action) -> list[dict[str, Any]]:
-        x, y, by, reason = correction_of(action)
-        unit = action.unit
-        assert unit is not None
-        seen = self._camera_placements().get(unit)
-        if seen is None:
-            raise RulesInputError(f"{self._name(unit)} is not on the table as the camera sees it now; correct its "
-                                  "position once it stands on the table.")
-        self.overrules.corrections[unit] = (x, y)
-        last, reruled = self._last, []
-        to = last.action.params.get("to") if last is not None else None
-        if last is not None and last.action.unit == unit and isinstance(to, list | tuple) and len(to) == 2:
-            self.state = last.state_before  # its move is ruled again, to where it really stands
-            params: dict[str, Any] = {**last.action.params, "to": [x, y]}
-            start = last.before.get(unit)
-            if start is not None and "length_in" in params:
-                params["length_in"] = round(math.hypot(x - start.x, y - start.y), 4)
-            reruled = self._apply(Action(last.action.kind, unit, params), dict(last.before))
+        """A position correction, decided in session/overrule.py; its unit's last move ruled again from there."""
+        fix = self.overrules.correct(action, self._camera_placements().get(action.unit) if action.unit is not None
+                                     else None, (self.board.get("w", 0.0), self.board.get("d", 0.0)), self._last,
+                                     self._name)
+        reruled: list[dict[str, Any]] = []
+        if fix.rerule is not None and self._last is not None:
+            self.state = self._last.state_before
+            reruled = self._apply(fix.rerule, dict(self._last.before))
         self.positions = self._placements()
-        shift = math.hypot(x - seen.x, y - seen.y)
-        numbers = {"camera_in": [round(seen.x, 4), round(seen.y, 4)], "at_in": [round(x, 4), round(y, 4)],
-                   "shift_in": round(shift, 4), "by": by, "reason": reason, "reruled": bool(reruled)}
-        words = (f"{by} corrected {self._name(unit)}'s position: the camera measured ({seen.x:.2f}, {seen.y:.2f}), "
-                 f"it stands at ({x:.2f}, {y:.2f}), {shift:.2f}\" away")
-        record = {"rule": "tablesight.correct", "outcome": Outcome.INFO.value, "unit": unit, "numbers": numbers,
-                  "message": words + ("; its move is ruled again" if reruled else "") + f". Why: {reason}"}
-        return [record, *reruled]
+        return [fix.record(bool(reruled)), *reruled]
 
     def _rule(self, event: TableEvent, before: dict[UnitId, Placement], dry: bool = False) -> list[dict[str, Any]]:
         if self.game is None or self.state is None or not isinstance(event, Move | Placed):
@@ -504,6 +470,7 @@ class Pipeline:
                 verdicts.append({**v, "frame": int(frame.index), "event": "declared", "action": action.to_json()})
         self.overrules.remember(int(frame.index), verdicts)
         overlays = self._overlays(self.positions)
+        roll_call = call_roll(self.tracker.tracks, self.roster, float(frame.t), self.off_table())
         t4 = time.perf_counter()
         timings.update(detect=(t1 - t0) * 1e3, map=(t2 - t1) * 1e3, track=(t3 - t2) * 1e3, rules=(t4 - t3) * 1e3)
         return FrameResult(
@@ -518,6 +485,7 @@ class Pipeline:
             board=self.board,
             calibration=self.calibration,
             timings_ms=timings,
+            roll_call=roll_call,
         )
 
     def _rule_all(self, events: Sequence[TableEvent], before: dict[UnitId, Placement], frame: int) -> list[dict[str, Any]]:
@@ -543,6 +511,12 @@ class Pipeline:
         self.positions = self._placements()
         self.overrules.remember(self._frame, verdicts)
         return events, tuple(verdicts)
+
+    def off_table(self) -> frozenset[UnitId]:
+        """The units the game has taken off the table (destroyed, aboard a ship): not missing when unseen."""
+        if self.game is None or self.state is None:
+            return frozenset()
+        return self.game.off_table(self.state)
 
     def _check_pose(self, tags: Sequence[TagObservation], size: tuple[int, int], frame: int) -> list[CameraMoved]:
         """Solve the pose again when the anchors say the camera moved; a "camera_moved" event if it did."""

@@ -251,7 +251,7 @@ def plan_sheet(
     return MountSheet("flat", size, base_mm, base_h)
 
 
-def _draw_tag(pdf: FPDF, tag_id: int, x: float, y: float, size_in: float) -> None:
+def draw_tag(pdf: FPDF, tag_id: int, x: float, y: float, size_in: float) -> None:
     """Draw the full 10 x 10 bitmap with its black square `size_in` a side; (x, y) is the bitmap's top-left."""
     cell = size_in / BLACK_CELLS
     bitmap = tag_bitmap(tag_id)
@@ -413,7 +413,7 @@ def _cut_pen(pdf: FPDF, grey: int = GREY_CUT, dashed: bool = False) -> None:
 
 def _flat_cell(pdf: FPDF, sheet: MountSheet, tag_id: int, cx: float, cy: float, cell: float) -> None:
     full = white_side(sheet.tag_in)
-    _draw_tag(pdf, tag_id, cx - full / 2, cy - full / 2, sheet.tag_in)
+    draw_tag(pdf, tag_id, cx - full / 2, cy - full / 2, sheet.tag_in)
     if sheet.base_mm:
         _cut_pen(pdf, 150)
         pdf.set_line_width(0.004)
@@ -428,7 +428,7 @@ def _topper_cell(pdf: FPDF, sheet: MountSheet, tag_id: int, cx: float, top: floa
     full = white_side(sheet.tag_in)
     card = full + 2 * CUT_MARGIN_IN
     left, fold, bottom = cx - card / 2, top + card, top + 2 * card
-    _draw_tag(pdf, tag_id, cx - full / 2, top + CUT_MARGIN_IN, sheet.tag_in)
+    draw_tag(pdf, tag_id, cx - full / 2, top + CUT_MARGIN_IN, sheet.tag_in)
     _cut_pen(pdf)
     pdf.rect(left, top, card, 2 * card, style="D")
     _cut_pen(pdf, dashed=True)
@@ -477,7 +477,7 @@ def _rim_cell(pdf: FPDF, sheet: MountSheet, tag_id: int, bx: float, by: float) -
            for t in (a0 + (math.pi - 2 * a0) * k / 48 for k in range(49))]
     _cut_pen(pdf)
     pdf.polyline([(bx - half, by - inner), (bx + half, by - inner), *arc, (bx - half, by - inner)])
-    _draw_tag(pdf, tag_id, bx - full / 2, by - sheet.offset_in - full / 2, sheet.tag_in)
+    draw_tag(pdf, tag_id, bx - full / 2, by - sheet.offset_in - full / 2, sheet.tag_in)
     pdf.set_font("helvetica", "B", 7)
     pdf.text(bx - 0.11, by + 0.15, f"id {tag_id}")
     pdf.set_font("helvetica", "", 6)
@@ -552,7 +552,7 @@ def anchor_mat_pdf(layout: AnchorLayout, paper: str = "letter") -> bytes:
         pdf.text(MARGIN_IN, MARGIN_IN + 0.59, f'Black square {size:g}" ({size * 25.4:.1f} mm) a side. Print at 100 %.')
         x0 = (w - full) / 2
         y0 = MARGIN_IN + 0.9
-        _draw_tag(pdf, anchor_id, x0, y0, size)
+        draw_tag(pdf, anchor_id, x0, y0, size)
         pdf.set_font("helvetica", size=7)
         _draw_ruler(pdf, MARGIN_IN, h - MARGIN_IN - 1.0)
     return bytes(pdf.output())

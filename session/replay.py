@@ -12,8 +12,14 @@ them as calibration.json, roster.json, terrain.json, setup.json and declarations
 - {"type": "score", "frame": n, "score": {...}} when the game's score changes,
 - {"type": "camera_moved", "frame": n, "anchor_shift_px": s, "residual_px": r} when the anchors are no longer
   where the calibration puts them (the camera was knocked) and the pose was solved again from them,
+- {"type": "setup_edit", "frame": n, "changed": [...], "afresh": b} where a recorded session's setup was edited
+  live (session/setup_edits.py): the frames from n on are ruled with the edited setup, the game carried over as
+  it was live,
+- {"type": "not_measured", "frame": n, "message": ...} at the first of a run of frames that are not measured (of
+  another size than the calibration's, or before the table was calibrated), as they were not live,
 - and last {"type": "summary", "frame": last, "frames": N, "moves": M, "verdicts": V, "illegal": I,
-  "too_close": C, "score": ..., "seconds": s}. Nothing but "seconds" depends on the machine or the clock.
+  "too_close": C, "not_measured": U, "score": ..., "seconds": s}. Nothing but "seconds" depends on the machine or
+  the clock. N counts every frame of the source, measured or not.
 
 `python -m session.replay --golden DIR...` writes each session's golden.jsonl (what `replay DIR --json` prints).
 """
@@ -34,12 +40,15 @@ from calibration.table import TableCalibration, load_calibration
 from rules.engine import Action, Game, RulesInputError, UnknownGame, find_game, game_names
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain
+from session.drivable import DetectOnly, PipelineLike
 from session.pipeline import CameraMoved, Pipeline, Prepared, TableEvent
 from session.read_ahead import ReadAhead, default_workers
+from session.setup_edits import EDITS_NAME, EditedPipeline, SetupEdit, Stage, read_setup_edits, stages_of
 from session.setup_files import check_tags_apart, read_json_file
 from session.store import SessionStore
+from session.table_setup import TableSetup
 from vision.session_dir import RecordedSession, is_session_dir
-from vision.sources import FolderSource, Frame, FrameSource, SessionSource, VideoSource
+from vision.sources import FolderSource, Frame, FrameSource, SessionSource, VideoSource, size_of
 from vision.tracker import Move
 from vision.windowed import FINE_EVERY
 
@@ -73,7 +82,9 @@ def read_declarations(path: Path) -> dict[int, list[Action]]:
 
 @dataclass(frozen=True)
 class ReplaySetup:
-    """What a replay runs with: the calibration, roster, terrain, game, its setup object, the declarations."""
+    """What a replay runs with: the calibration, roster, terrain, game, its setup object, the declarations, and a
+    recorded session's setup edits (`edits_file` names their file). calibrated: False when the session was
+    recorded before the table was calibrated (its first calibration is an edit; `calibration` is that one)."""
 
     calibration: TableCalibration
     roster: Roster | None = None
@@ -81,6 +92,17 @@ class ReplaySetup:
     game: Game | None = None
     game_setup: Mapping[str, Any] | None = None
     declarations: Mapping[int, list[Action]] = field(default_factory=dict)
+    edits: tuple[SetupEdit, ...] = ()
+    edits_file: Path | None = None
+    calibrated: bool = True
+
+    def stages(self) -> tuple[Stage, ...]:
+        """The setup each frame is ruled with (session/setup_edits.py): the first, then one per edit."""
+        first = TableSetup(calibration=self.calibration if self.calibrated else None, roster=self.roster,
+                           terrain=self.terrain, game=self.game.name if self.game is not None else None,
+                           game_setup=dict(self.game_setup) if self.game_setup is not None else None,
+                           declarations=dict(self.declarations))
+        return stages_of(first, self.edits, self.edits_file or Path(EDITS_NAME))
 
 
 def open_source(spec: str | Path) -> FrameSource:
@@ -148,12 +170,19 @@ def load_setup(source: FrameSource, calibration: Path | None = None, roster: Pat
     RulesInputError naming the bad file."""
     session = source.session if isinstance(source, SessionSource) else None
     extra: Mapping[str, Any] = session.manifest.extra if session is not None else {}
+    edits_name = extra.get("setup_edits")
+    edits_file = session.directory / edits_name if session is not None and isinstance(edits_name, str) else None
+    edits = read_setup_edits(edits_file) if edits_file is not None else ()
     cal_path = calibration or (session.calibration_path if session is not None else None)
-    if cal_path is None:
+    later = next((e.parts["calibration"] for e in edits if e.parts.get("calibration") is not None), None)
+    if cal_path is None and later is None:
         raise ReplayInputError(f"{source.description} has no calibration; give --calibration CAL.json (made with "
                                "tablesight calibrate).")
-    cal = load_calibration(cal_path)
-    cal.check_frame(source.size)
+    cal = load_calibration(cal_path) if cal_path is not None else TableCalibration.from_json(
+        later, f"The calibration of {source.description} (its setup edits)")
+    sizes = {seg.image_size for seg in session.manifest.all_segments} if session is not None else set()
+    if tuple(cal.image_size) not in sizes:  # a session of several sizes: calibrated at one of them
+        cal.check_frame(source.size)
     roster_path = roster or (session.roster_path if session is not None else None)
     ros = parse_roster(read_json_file(roster_path, "roster"), str(roster_path)) if roster_path is not None else None
     terrain_path = terrain or (session.terrain_path if session is not None else None)
@@ -161,7 +190,7 @@ def load_setup(source: FrameSource, calibration: Path | None = None, roster: Pat
     check_tags_apart(ros, ter)
     chosen = game_to_rule(game, extra, ros.game if ros is not None else None)
     game_setup, declarations = session_plan(session, chosen)
-    return ReplaySetup(cal, ros, ter, chosen, game_setup, declarations)
+    return ReplaySetup(cal, ros, ter, chosen, game_setup, declarations, edits, edits_file, cal_path is not None)
 
 
 class ReplayRun:
@@ -182,10 +211,18 @@ class ReplayRun:
         self.setup = setup
         self.store = store
         self.workers = default_workers() if workers is None else max(0, int(workers))
-        self.pipeline = Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup, seed,
-                                 declarations=setup.declarations, fine_every=1 if isinstance(source, FolderSource) else FINE_EVERY)
+        fine_every = 1 if isinstance(source, FolderSource) else FINE_EVERY
+
+        def make(s: TableSetup) -> PipelineLike:
+            """A stage's pipeline, as the live table made it (none measures before the table is calibrated)."""
+            if s.calibration is None:
+                return DetectOnly()
+            return Pipeline(s.calibration, s.roster, s.terrain, find_game(s.game) if s.game else None, s.game_setup,
+                            seed, declarations=setup.declarations, fine_every=fine_every)
+
+        self.pipeline = EditedPipeline(setup.stages(), make)
         self.frames = 0
-        self.counts = {"moves": 0, "verdicts": 0, "illegal": 0, "too_close": 0, "camera_moved": 0}
+        self.counts = {"moves": 0, "verdicts": 0, "illegal": 0, "too_close": 0, "camera_moved": 0, "not_measured": 0}
 
     @property
     def total_frames(self) -> int | None:
@@ -210,32 +247,47 @@ class ReplayRun:
         started = time.perf_counter()
         pipe = self.pipeline
         game = self.setup.game
-        score = game.score(pipe.state) if game is not None and pipe.state is not None else None
+        score = _score(pipe)
         last = -1
         if self.store is not None:
             self.store.begin_session(source=self.source.description, game=game.name if game else "",
                                      meta={"replay": True})
         if game is not None and pipe.status:
             yield self._emit({"type": "status", "frame": 0, "message": pipe.status})
+        stage, unmeasured = 0, ""
         for frame, prepared in self._frames():
-            result = pipe.process(frame, prepared=prepared)
             self.frames += 1
             last = int(frame.index)
+            pipe.advance_to(last)
+            while stage < pipe.stage_of(last):  # each edit from this frame on, as the live table made it
+                stage += 1
+                yield self._emit({"type": "setup_edit", "frame": last, "changed": list(self.setup.edits[stage - 1].changed),
+                                  "afresh": pipe.stages[stage].afresh})
             if self.store is not None:
                 self.store.add_frame(last, float(frame.t))
+            why = _not_measured(pipe, frame)
+            if why:
+                self.counts["not_measured"] += 1
+                if why != unmeasured:
+                    yield self._emit({"type": "not_measured", "frame": last, "message": why})
+                unmeasured = why
+                continue
+            unmeasured = ""
+            result = pipe.process(frame, prepared=prepared)
             yield from self._ruled(result.events, result.verdicts, last)
-            now = game.score(pipe.state) if game is not None and pipe.state is not None else None
+            now = _score(pipe)  # the game of the frame's setup (an edit may have chosen another)
             if now != score:
                 score = now
                 yield self._emit({"type": "score", "frame": last, "score": now})
         if self.frames:  # the moves of the recording's last moments
             events, verdicts = pipe.finish()
             yield from self._ruled(events, verdicts, last)
-            now = game.score(pipe.state) if game is not None and pipe.state is not None else None
+            now = _score(pipe)  # the game of the frame's setup (an edit may have chosen another)
             if now != score:
                 score = now
                 yield self._emit({"type": "score", "frame": last, "score": now})
-        summary: dict[str, Any] = {"type": "summary", "frame": last, "frames": self.frames, **self.counts}
+        counts = {k: n for k, n in self.counts.items() if n or k != "not_measured"}  # as before when all measured
+        summary: dict[str, Any] = {"type": "summary", "frame": last, "frames": self.frames, **counts}
         if score is not None:
             summary["score"] = score
         summary["seconds"] = round(time.perf_counter() - started, 2)
@@ -264,6 +316,25 @@ class ReplayRun:
             self.counts["illegal"] += v.get("outcome") == "illegal"
             self.counts["too_close"] += v.get("outcome") == "too close to call"
             yield self._emit({"type": "verdict", "frame": last, **{k: x for k, x in v.items() if k != "frame"}})
+
+
+def _score(pipe: EditedPipeline) -> Any:
+    """The score of the game being ruled (None: no game)."""
+    game, state = pipe.game, pipe.state
+    return game.score(state) if game is not None and state is not None else None
+
+
+def _not_measured(pipe: EditedPipeline, frame: Frame) -> str:
+    """Why `frame` is not measured, as the live table said it ("" : it is): the table not calibrated yet, or a
+    frame of another size than the calibration's (a calibration belongs to the frame size it was made at)."""
+    if not pipe.calibrated:
+        return "The table is not calibrated yet, so these frames are not measured."
+    made = tuple(pipe.calibration.image_size)
+    w, h = size_of(frame)
+    if (w, h) != made:
+        return (f"These frames are {w}x{h} px but the table was calibrated at {made[0]}x{made[1]}, so they are not "
+                "measured (as they were not live).")
+    return ""
 
 
 def json_line(event: Mapping[str, Any]) -> str:

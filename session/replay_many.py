@@ -17,6 +17,7 @@ with more sessions than cores, one thread each beside its ruling thread.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
@@ -26,9 +27,10 @@ from dataclasses import dataclass
 from multiprocessing.queues import Queue
 from pathlib import Path
 from queue import Empty
-from typing import Any
+from typing import Any, TextIO
 
 from calibration.errors import InputError
+from calibration.file_write import why_not_written
 from rules.engine import RulesInputError
 from session.read_ahead import usable_cores
 from session.replay import ReplayRun, json_line, load_setup, open_source
@@ -102,18 +104,18 @@ def replay_one(path: str, options: ReplayOptions | None = None) -> SessionReplay
             told = 0
             out_file = Path(opts.out_dir) / f"{name}.jsonl" if opts.out_dir is not None else None
             part = out_file.with_name(out_file.name + ".part") if out_file is not None else None
-            with part.open("w", encoding="utf-8") if part is not None else _nothing() as fh:
+            with _out_file(part) if part is not None else _nothing() as fh:
                 for event in run.events():
                     frames = run.frames
                     if fh is not None:
-                        fh.write(json_line(event) + "\n")
+                        _writing(fh.write, json_line(event) + "\n")
                     else:
                         events.append(event)
                     if _progress is not None and run.frames - told >= PROGRESS_EVERY:
                         _progress.put((name, run.frames - told))
                         told = run.frames
             if part is not None and out_file is not None:
-                part.replace(out_file)
+                _writing(part.replace, out_file)
             if _progress is not None and run.frames > told:
                 _progress.put((name, run.frames - told))
             frames = run.frames
@@ -124,6 +126,13 @@ def replay_one(path: str, options: ReplayOptions | None = None) -> SessionReplay
             source.close()
     except (InputError, RulesInputError) as err:
         return SessionReplay(name, str(path), tuple(events), error=str(err), status=2, frames=frames)
+    except _OutWriteError as out_err:
+        with contextlib.suppress(OSError):  # the --out folder refused: no half-written file is left behind
+            (Path(str(opts.out_dir)) / f"{name}.jsonl.part").unlink()
+        return SessionReplay(name, str(path), tuple(events), status=2, frames=frames,
+                             error=f"The events of session {name} could not be written to {opts.out_dir}: "
+                                   f"{why_not_written(out_err.err)}; free some space or give an --out folder you can write "
+                                   "to.")
     except Exception as err:  # noqa: BLE001 - a fault of ours: this session says so, the others go on
         return SessionReplay(name, str(path), tuple(events), status=1, frames=frames,
                              error=f"Session {name} stopped on an internal fault ({type(err).__name__}: {err}); "
@@ -132,6 +141,36 @@ def replay_one(path: str, options: ReplayOptions | None = None) -> SessionReplay
 
 def _path(value: str | None) -> Path | None:
     return Path(value) if value is not None else None
+
+
+class _OutWriteError(Exception):
+    """An OSError met writing the --out file (not reading the session)."""
+
+    def __init__(self, err: OSError) -> None:
+        super().__init__(str(err))
+        self.err = err
+
+
+@contextlib.contextmanager
+def _out_file(part: Path) -> Iterator[TextIO]:
+    """The --out file being written, each failure to write or close it an _OutWriteError (a close after a failed
+    write cannot flush either, and is not allowed to hide the first failure)."""
+    fh = _writing(part.open, "w", encoding="utf-8")
+    try:
+        yield fh
+    except BaseException:
+        with contextlib.suppress(OSError):
+            fh.close()
+        raise
+    _writing(fh.close)
+
+
+def _writing(call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`call(*args, **kwargs)`, an OSError raised as _OutWriteError: a write to the --out folder failed."""
+    try:
+        return call(*args, **kwargs)
+    except OSError as err:
+        raise _OutWriteError(err) from err
 
 
 class _nothing:

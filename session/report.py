@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -268,9 +268,11 @@ def _key_frame(source: SessionSource, cal: TableCalibration, frame: int, caption
 _OUTCOME_BGR = {"legal": (80, 175, 76), "illegal": (54, 67, 244), "too close to call": (0, 152, 255)}
 
 
-def gather_report(directory: Path | str, seed: int = 0) -> BattleReport:
+def gather_report(directory: Path | str, seed: int = 0,
+                  progress: Callable[[int, int | None], None] | None = None) -> BattleReport:
     """Replay the recorded session in `directory` and gather its battle report. Raises InputError naming a
-    session that cannot be replayed."""
+    session that cannot be replayed. `progress(frames replayed, frames in all or None)` is called after each
+    frame's events (it may raise to stop the report)."""
     path = Path(directory)
     if not is_session_dir(path):
         raise ReplayInputError(f"{path} is not a recorded session (it has no manifest.json); a battle report needs "
@@ -280,7 +282,14 @@ def gather_report(directory: Path | str, seed: int = 0) -> BattleReport:
     with source:
         setup = load_setup(source)
         run = ReplayRun(source, setup, seed=seed)
-        events = list(run.events())
+        total = run.total_frames
+        events: list[dict[str, Any]] = []
+        told = -1
+        for event in run.events():
+            events.append(event)
+            if progress is not None and run.frames != told:
+                told = run.frames
+                progress(run.frames, total)
         times = {e.index: float(e.t) for e in source.session.entries}
         roster = _units(setup.roster)
         names = {tag: v[0] for tag, v in roster.items()}

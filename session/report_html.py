@@ -4,8 +4,6 @@ anywhere without a network connection."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from calibration.errors import InputError
+from calibration.file_write import write_file
 from session import report_plots
 from session.report import BattleReport
 from vision.session_dir import local_time
@@ -109,12 +108,5 @@ def write_report(report: BattleReport, target: Path) -> Path:
         raise InputError(f"{target} is a folder; give a file name for the report, e.g. {target / 'report.html'}.")
     if not target.parent.is_dir():
         raise InputError(f"The folder {target.parent} does not exist; create it or write the report elsewhere.")
-    fd, tmp = tempfile.mkstemp(prefix=".report-", suffix=".html", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_file(target, text, what="battle report")
     return target

@@ -7,14 +7,17 @@ makes the loops build a fresh pipeline.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from calibration.errors import InputError
+from calibration.camera import CameraModel, load_camera
+from calibration.errors import CalibrationError, InputError
+from calibration.file_write import FileWriteError, why_not_written, write_file
 from calibration.table import load_calibration
 from rules.engine import RulesInputError, find_game
 from rules.roster import Roster, parse_roster
@@ -27,10 +30,11 @@ from session.paths import SAMPLE_SESSION_DIR, SAMPLES_DIR, NoSuchSession, confin
 from session.phone_feed import PhoneCamera
 from session.pipeline import Pipeline
 from session.recording import LiveRecording
-from session.replay import game_to_rule, session_plan
+from session.replay import game_to_rule, recorded_game, session_plan
 from session.session_list import Kept
 from session.settings import Settings
-from session.setup_files import check_tags_apart, read_json_file
+from session.setup_edits import edited_pipeline
+from session.setup_files import TERRAIN_BEFORE_GAMES, check_tags_apart, read_json_file, terrain_file
 from session.table_setup import TableSetup
 from session.timeline import Timeline
 from vision.session_dir import is_session_dir, open_session, read_manifest
@@ -46,6 +50,18 @@ MAX_OPEN_REPLAYS = 2
 
 class SetupError(InputError):
     """A setup file (calibration, roster, terrain) or a source that cannot be used."""
+
+
+class LensInUse(NamedTuple):
+    """The lens (camera intrinsics) the next table calibration starts from."""
+
+    camera: CameraModel | None
+    """None: no lens (or the saved one cannot be read); the table is calibrated without one."""
+    from_file: bool
+    """Whether it is the setup folder's lens file (measured on the Calibrate page), else the current
+    calibration's own lens (e.g. a calibration made with `tablesight calibrate --intrinsics`)."""
+    unreadable: str = ""
+    """Why the setup folder's lens file cannot be used (one sentence), or ""."""
 
 
 class GameWouldRestart(InputError):
@@ -103,6 +119,10 @@ class Runtime:
         self.sessions_dir = settings.sessions_dir.resolve()
         self.setup_dir = settings.setup_dir
         self.live_source = self._live_source_path()
+        self._terrains_left: dict[str | None, tuple[TerrainPiece, ...]] = {}
+        """The terrain each game had when another was chosen in this run, by game (each game keeps its own)."""
+        self._session_terrain_game: str | None = None
+        """The game a recorded source's own terrain belongs to (the one it was recorded as, else the first ruled)."""
         self.setup = self._initial_setup()
         self.recording: LiveRecording | None = None
         """Records a camera, a phone or a video into the sessions folder as it plays (not with --no-record)."""
@@ -113,7 +133,8 @@ class Runtime:
         open_feed: Callable[[], Feed] = self._open_live_feed
         live_every = 1 if self.live_source is not None and not is_session_dir(self.live_source) and \
             self.live_source.is_dir() else FINE_EVERY  # --replay FOLDER of images
-        new_pipeline: Callable[[], PipelineLike] = lambda: make_pipeline(self.setup, live_every)  # noqa: E731
+        new_pipeline: Callable[[], PipelineLike] = lambda: edited_pipeline(  # noqa: E731 - a recording's edits
+            self.live_source, self.setup, lambda s: make_pipeline(s, live_every))  # (session/setup_edits.py), if any
         if settings.record and settings.source_kind in ("camera", "video", "phone"):
             self.recording = LiveRecording(self.sessions_dir, self.setup, make_pipeline)
             open_feed, new_pipeline = self.recording.feed(open_feed), self.recording.make_pipeline
@@ -133,6 +154,8 @@ class Runtime:
         self._replay_lock = threading.Lock()
         self.sessions_kept: Kept = {}
         """The replay list's summaries, each kept until a file it was read from changes (session/session_list.py)."""
+        self._lens_forgotten = False
+        """The players forgot the lens: the current calibration's own lens is not used for the next one."""
 
     # ---- start and stop ----
 
@@ -185,8 +208,9 @@ class Runtime:
         saved_for = self._saved_for()
 
         def pick(flag: Path | None, name: str) -> Path | None:
-            """The flag's file, else one saved in the browser for this very source (e.g. the sample's terrain,
-            edited), else the recorded session's own, else one saved in the browser for any source."""
+            """The flag's file, else one saved in the browser for this very source (e.g. the sample's roster,
+            edited), else the recorded session's own, else one saved in the browser for any source (the terrain is
+            the game's own: `_terrain_path`)."""
             saved = self.setup_dir / name
             if flag is not None:
                 return flag
@@ -202,16 +226,69 @@ class Runtime:
         setup = load_setup_files(
             pick(s.calibration_file, "calibration.json"),
             roster_file,
-            pick(s.terrain_file, "terrain.json"),
+            None,
             s.game,
             recorded=None if chosen_here else self._recorded(session),
         )
+        self._session_terrain_game = self._recorded_game(session) or setup.game
+        setup.terrain = self._read_terrain(setup.game, session, s.terrain_file)
+        check_tags_apart(setup.roster, setup.terrain)
         if session is not None and roster_file is not None and (session / "roster.json").is_file() and \
                 roster_file != session / "roster.json":
             own = parse_roster(read_json_file(session / "roster.json", "roster"))
             if restart_reason(own, setup.roster):
                 return setup  # the session's script was for its own units, not for the roster saved since
         return with_session_plan(setup, session)
+
+    def _recorded_game(self, session: Path | None) -> str | None:
+        """The game a recorded session was recorded as (its manifest's, else its own roster's), or None."""
+        extra = self._recorded(session)
+        if extra is None or session is None:
+            return None
+        roster_game = None
+        if (session / "roster.json").is_file():
+            with contextlib.suppress(InputError, RulesInputError):  # the setup's own reading says what is wrong
+                roster_game = parse_roster(read_json_file(session / "roster.json", "roster")).game
+        return recorded_game(extra, roster_game)
+
+    def _terrain_path(self, game: str | None, session: Path | None, flag: Path | None = None) -> Path | None:
+        """Where game `game`'s terrain is read from: the flag's file (for the game chosen at start), else the one saved
+        in the browser for this game and this very source, else the recorded session's own (when it was recorded as
+        `game`), else the one saved for this game from any source, else, for an open-table game, the terrain saved
+        before any game was chosen; None: the game has no terrain (a hex game until its players draw some)."""
+        if flag is not None:
+            return flag
+        saved = self.setup_dir / terrain_file(game)
+        if session is not None and saved.is_file() and self._saved_for().get(saved.name) == self._source_key():
+            return saved
+        if session is not None and (session / "terrain.json").is_file() and game == self._session_terrain_game:
+            return session / "terrain.json"
+        if saved.is_file():
+            return saved
+        before = self.setup_dir / TERRAIN_BEFORE_GAMES
+        if game is not None and before.is_file() and find_game(game).board == "inches":
+            return before
+        return None
+
+    def _read_terrain(self, game: str | None, session: Path | None, flag: Path | None = None) \
+            -> tuple[TerrainPiece, ...]:
+        """Game `game`'s terrain (`_terrain_path`); raises InputError naming a bad file."""
+        path = self._terrain_path(game, session, flag)
+        if path is None:
+            return ()
+        obj = read_json_file(path, "terrain")
+        try:
+            return parse_terrain(obj)
+        except RulesInputError as err:
+            said = str(err)
+            raise SetupError(f"The terrain file {path} cannot be used: {said[:1].lower()}{said[1:]}") from None
+
+    def _terrain_of(self, game: str) -> tuple[TerrainPiece, ...]:
+        """The terrain game `game` is played on when chosen: as it was left earlier in this run, else as read."""
+        if game in self._terrains_left:
+            return self._terrains_left[game]
+        session = self.live_source if self.live_source is not None and self.live_source.is_dir() else None
+        return self._read_terrain(game, session)
 
     @staticmethod
     def _recorded(session: Path | None) -> Mapping[str, Any] | None:
@@ -243,7 +320,7 @@ class Runtime:
     # ---- changes from the browser ----
 
     SAVED_FOR = "saved_for.json"
-    """In the setup folder: for which source each file was saved ({"terrain.json": source}), so that the
+    """In the setup folder: for which source each file was saved ({"terrain-valknut.json": source}), so that the
     sample's (or a replayed session's) edited terrain, roster or calibration is used again after a restart."""
 
     def _source_key(self) -> str:
@@ -257,23 +334,34 @@ class Runtime:
         return {str(k): str(v) for k, v in obj.items()} if isinstance(obj, dict) else {}
 
     def _write(self, name: str, obj: Any) -> None:
-        self.setup_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.setup_dir / (name + ".tmp")
-        tmp.write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
-        tmp.replace(self.setup_dir / name)
+        """Write a setup file whole (calibration/file_write.py); FileWriteError names it and why it could not be."""
+        try:
+            self.setup_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise FileWriteError(f"The setup folder {self.setup_dir} could not be made: {why_not_written(err)}; "
+                                 "give a --setup-dir you can write to.") from None
+        write_file(self.setup_dir / name, json.dumps(obj, indent=2) + "\n", what="setup file")
 
     def save_setup_file(self, name: str, obj: Any) -> None:
         self._write(name, obj)
         self._write(self.SAVED_FOR, {**self._saved_for(), name: self._source_key()})
 
     def set_terrain(self, obj: Any) -> tuple[TerrainPiece, ...]:
+        """Save and use the terrain of the game ruled now (each game keeps its own: `terrain_file`)."""
         pieces = parse_terrain(obj)
         check_tags_apart(self.setup.roster, pieces)
         with self.setup.lock:
             self.setup.terrain = pieces
-        self.save_setup_file("terrain.json", terrain_to_json(pieces))
+            game = self.setup.game
+        self.save_setup_file(terrain_file(game), terrain_to_json(pieces))
         self.live.rebuild()
         return pieces
+
+    def _switch_terrain(self, old: str | None, new: str, terrain: tuple[TerrainPiece, ...]) -> None:
+        """Under the setup's lock: game `old` leaves its terrain here for when it is chosen again; `new`'s is used."""
+        self._terrains_left[old] = self.setup.terrain
+        self._terrains_left.pop(new, None)
+        self.setup.terrain = terrain
 
     def game_running(self) -> bool:
         """Whether the live table is ruling a game now (a change that cannot carry it would start it afresh)."""
@@ -284,7 +372,10 @@ class Runtime:
         that changes the units would start it afresh, so it is refused with a sentence unless `restart`."""
         roster = parse_roster(obj)
         game = find_game(roster.game)
-        check_tags_apart(roster, self.setup.terrain)
+        with self.setup.lock:
+            switching = self.setup.game != game.name
+        terrain = self._terrain_of(game.name) if switching else self.setup.terrain  # each game its own terrain
+        check_tags_apart(roster, terrain)
         with self.setup.lock:
             why = restart_reason(self.setup.roster, roster) if self.setup.roster is not None else ""
             if not why and self.setup.game is not None and self.setup.game != game.name:  # ruled as recorded
@@ -293,6 +384,8 @@ class Runtime:
             raise GameWouldRestart(f"Saving this roster starts the game in progress afresh, because {why}; "
                                    "tick \"start a new game\" and save again, or keep the units as they are.")
         with self.setup.lock:
+            if switching:
+                self._switch_terrain(self.setup.game, game.name, terrain)
             self.setup.roster = roster
             self.setup.game = game.name
             if why:
@@ -308,12 +401,54 @@ class Runtime:
         with self.setup.lock:
             if self.setup.game == game.name:
                 return game.name
+        terrain = self._terrain_of(game.name)  # each game its own terrain
+        check_tags_apart(self.setup.roster, terrain)
+        with self.setup.lock:
+            self._switch_terrain(self.setup.game, game.name, terrain)
             self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its game
             self.setup.game = game.name
         self.live.rebuild()
         return game.name
 
+    # ---- the lens ----
+
+    LENS_FILE = "camera.json"
+    """In the setup folder: the lens measured from chessboard or ChArUco photos on the Calibrate page."""
+
+    def lens(self) -> LensInUse:
+        """The lens the next table calibration uses: the setup folder's lens file, else (unless forgotten) the one
+        the current calibration was made with, else none."""
+        path = self.setup_dir / self.LENS_FILE
+        if path.is_file():
+            try:
+                return LensInUse(load_camera(path), True)
+            except CalibrationError as err:
+                return LensInUse(None, True, str(err))
+        with self.setup.lock:
+            cal = self.setup.calibration
+        if not self._lens_forgotten and cal is not None and cal.focal_source == "intrinsics":
+            return LensInUse(cal.camera, False)
+        return LensInUse(None, False)
+
+    def save_lens(self, camera: CameraModel) -> None:
+        """Keep `camera` as the lens of the next table calibrations (the setup folder's lens file)."""
+        self.save_setup_file(self.LENS_FILE, camera.to_json())
+
+    def forget_lens(self) -> LensInUse:
+        """Forget the lens: the setup folder's lens file is removed and the current calibration's own lens is not
+        used again, so the next table calibration is made without one. The lens forgotten is returned. The live
+        table keeps its calibration until the table is calibrated again."""
+        was = self.lens()
+        (self.setup_dir / self.LENS_FILE).unlink(missing_ok=True)
+        saved_for = self._saved_for()
+        if saved_for.pop(self.LENS_FILE, None) is not None:
+            self._write(self.SAVED_FOR, saved_for)
+        self._lens_forgotten = True
+        return was
+
     def set_calibration(self, cal: Any) -> None:
+        if getattr(cal, "focal_source", "") == "intrinsics":
+            self._lens_forgotten = False  # a calibration made with a lens brings its lens back into use
         with self.setup.lock:
             self.setup.calibration = cal
         self.save_setup_file("calibration.json", cal.to_json())
@@ -347,10 +482,11 @@ class Runtime:
             # the loop's thread asks the timeline itself, never through this lock: the lock is held while an old
             # replay is stopped, which waits for that replay's thread (maybe mid-seek, asking for a checkpoint)
             every = FINE_EVERY if is_session_dir(path) else 1  # a folder of images: a full scan a frame
-            timeline = Timeline(path, lambda: make_pipeline(setup, every))
+            # a session whose setup was edited while it was recorded is ruled with the setup of each frame
+            timeline = Timeline(path, lambda: edited_pipeline(path, setup, lambda s: make_pipeline(s, every)))
             loop = LiveLoop(
                 lambda: RecordingFeed.open(path, colour=True),
-                lambda: make_pipeline(setup, every),
+                lambda: edited_pipeline(path, setup, lambda s: make_pipeline(s, every)),
                 roster=lambda: setup.roster,
                 paced=True,
                 at_end="pause",

@@ -13,6 +13,17 @@ class SetupFileError(InputError):
     """A setup file that is missing, unreadable or not JSON."""
 
 
+TERRAIN_BEFORE_GAMES = "terrain.json"
+"""In the setup folder: the terrain drawn while no game was chosen (and, in a setup folder from before each game kept
+its own, the one terrain of every game): an open-table game with no terrain of its own starts from it."""
+
+
+def terrain_file(game: str | None) -> str:
+    """The name of game `game`'s terrain file in the setup folder ("terrain-valknut.json"; each game keeps its own),
+    TERRAIN_BEFORE_GAMES while no game is chosen."""
+    return f"terrain-{game}.json" if game else TERRAIN_BEFORE_GAMES
+
+
 def read_json_file(path: Path, what: str) -> Any:
     """The JSON value in `path`; one sentence naming the `what` file (e.g. "roster") if it cannot be had."""
     return json_input.read_json_file(path, f"The {what} file", "fix it", SetupFileError)

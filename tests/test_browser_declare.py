@@ -80,7 +80,7 @@ def test_clicking_a_declared_action_shows_its_verdict(server: tuple[str, Any], p
     # the game really moved on: the server's game has one Runic Stockpile
     assert len(app.state.runtime.live.pipeline.state.stockpiles) == 1
     page.wait_for_function(
-        "[...document.querySelectorAll('#events li')].some((li) => li.textContent.includes('declared, legal'))",
+        "[...document.querySelectorAll('#events li')].some((li) => li.textContent.includes('Declared, legal'))",
         timeout=20000,
     )
     page.screenshot(path=str(SHOT))

@@ -110,13 +110,13 @@ def test_wrong_board_exits_2_inconsistent(tmp_path: Path, capsys: pytest.Capture
     assert err.startswith("Anchor ") and "from where a 40x30 board puts it" in err and "check --board" in err
 
 
-def test_camera_file_of_another_resolution_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_camera_file_of_another_resolution_is_scaled(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Same aspect ratio: the lens is scaled to the photo (more in tests/test_calibration_lens_cli.py)."""
     frame, truth = _render(tmp_path)
     cam_file = tmp_path / "cam.json"
-    K = truth.camera.K * np.array([[1.5, 1, 1.5], [1, 1.5, 1.5], [1, 1, 1]])
-    save_camera(CameraModel((1920, 1080), K, np.zeros(5), 0.2), cam_file)
-    assert main(["calibrate", str(frame), "--board", "30x22", "--intrinsics", str(cam_file), "-o", str(tmp_path / "c.json")]) == 2
-    assert "The image is 1280x720 pixels but the camera file was calibrated at 1920x1080" in _error(capsys)
+    save_camera(CameraModel(truth.camera.image_size, truth.camera.K, np.zeros(5), 0.2).scaled_to((1920, 1080)), cam_file)
+    assert main(["calibrate", str(frame), "--board", "30x22", "--intrinsics", str(cam_file), "-o", str(tmp_path / "c.json")]) == 0
+    assert "The lens was measured at 1920×1080; scaled to this camera's 1280×720." in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,6 @@ from rules.engine import (
     Verdict,
     game_names,
 )
-from session.pipeline import Pipeline
 from session.replay import ReplayRun, load_setup, open_source
 from webui.routes.live import action_label, game_status
 
@@ -267,7 +266,7 @@ def test_a_sixth_game_is_ruled_through_the_whole_pipeline(stones: Stones) -> Non
         setup = dataclasses.replace(setup, game=stones, game_setup=setup.roster.to_json(), declarations={})
         run = ReplayRun(source, setup)
         events = list(run.events())
-        pipe: Pipeline = run.pipeline
+        pipe = run.pipeline  # the pipeline of each frame's setup (session/setup_edits.py)
     moves = [e for e in events if e["type"] == "move"]
     verdicts = [e for e in events if e["type"] == "verdict"]
     assert len(moves) == 5 and len(verdicts) == 5  # every camera move, ruled by the sixth game alone

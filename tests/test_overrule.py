@@ -63,7 +63,8 @@ def test_an_overruled_verdict_keeps_the_cameras_reading(ruled: list[dict[str, An
     assert [v["outcome"] for v in camera] == ["illegal"]  # the recording keeps what the camera said
     (over,) = _at(ruled, 76, "tablesight.overrule")
     assert over["numbers"] == {"frame": 73, "rule": "valknut.move.distance", "camera_outcome": "illegal",
-                               "outcome": "legal", "by": "Anna", "reason": "the tape says 5.9", "undone": False}
+                               "outcome": "legal", "by": "Anna", "reason": "the tape says 5.9", "side": None,
+                               "undone": False, "put_back": False}
     assert over["message"].startswith("Anna overruled the camera on Blue 3")
 
 
@@ -71,7 +72,126 @@ def test_the_first_of_two_overrules_stands(ruled: list[dict[str, Any]]) -> None:
     (second,) = _at(ruled, 77, "tablesight.overrule.once")
     assert second["outcome"] == "illegal"
     assert second["message"] == ("Anna already overruled this verdict on Blue 3 (legal: the tape says 5.9); "
-                                 "the first overrule stands.")
+                                 "the first overrule stands, and only a player of the other side may undo it.")
+
+
+def _declared(extra: dict[int, list[Action]]) -> dict[int, list[dict[str, Any]]]:
+    """frame -> the verdicts of the actions declared at it, ruled live by a pipeline over the sample."""
+    source = open_source(SAMPLE)
+    out: dict[int, list[dict[str, Any]]] = {}
+    with source:
+        setup = load_setup(source)
+        pipe = Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup,
+                        declarations=setup.declarations)
+        for frame in source:
+            result = pipe.process(frame, declared=extra.get(frame.index, []))
+            out[frame.index] = [v for v in result.verdicts if str(v["rule"]).startswith("tablesight.")]
+            if frame.index >= max(extra):
+                break
+    return out
+
+
+def _overrule(outcome: str, by: str, side: str | None = None, rule: str = "valknut.move.distance",
+              frame: int = 73) -> Action:
+    params = {"frame": frame, "rule": rule, "outcome": outcome, "by": by, "reason": "the tape"}
+    return Action("overrule", 17, {**params, "side": side} if side else params)
+
+
+def test_an_overrule_must_change_the_verdict() -> None:
+    out = _declared({76: [_overrule("illegal", "Anna")]})  # the camera said illegal: illegal to illegal
+    (refused,) = out[76]
+    assert refused["outcome"] == "illegal" and refused["rule"] == "tablesight.overrule"
+    assert refused["message"] == ("The verdict valknut.move.distance on Blue 3 at frame 73 already stands as "
+                                  "illegal; an overrule must change it.")
+
+
+def test_tablesights_own_records_are_not_overruled() -> None:
+    out = _declared({76: [_overrule("legal", "Anna")], 77: [_overrule("illegal", "Anna", rule="tablesight.overrule",
+                                                                       frame=76)]})
+    (refused,) = out[77]
+    assert refused["outcome"] == "illegal"
+    assert refused["message"].startswith("tablesight.overrule is Tablesight's own record, not a verdict")
+
+
+def test_the_other_side_may_undo_an_overrule_and_the_same_side_may_not() -> None:
+    out = _declared({76: [_overrule("legal", "Anna", "blue")], 77: [_overrule("illegal", "Ben", "blue")],
+                     78: [_overrule("illegal", "Rita", "red")], 79: [_overrule("legal", "Sam", "nobody")]})
+    (first,) = out[76]
+    assert first["outcome"] == "info" and first["message"].startswith("Anna (blue) overruled the camera on Blue 3")
+    (same_side,) = out[77]
+    assert same_side["rule"] == "tablesight.overrule.once" and same_side["outcome"] == "illegal"
+    (undo,) = out[78]
+    assert undo["rule"] == "tablesight.overrule" and undo["outcome"] == "info"
+    assert undo["numbers"]["outcome"] == "illegal" and undo["numbers"]["side"] == "red"
+    assert undo["message"].startswith("Rita (red) overruled Anna's overrule on Blue 3: valknut.move.distance at "
+                                      "frame 73 now stands as illegal")
+    (unknown,) = out[79]
+    assert unknown["outcome"] == "illegal" and "one of the sides in the roster" in unknown["message"]
+
+
+def test_a_taken_back_action_is_put_back_when_the_other_side_undoes_the_overrule() -> None:
+    source = open_source(SAMPLE)
+    with source:
+        setup = load_setup(source)
+        assert setup.game is not None
+        pipe = Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup,
+                        declarations=setup.declarations)
+        dumps: dict[int, str] = {}
+        verdicts: dict[int, list[dict[str, Any]]] = {}
+        plan = {110: [Action("overrule", 16, {**UNDO_BLUE2.params, "side": "red"})],
+                111: [Action("overrule", 16, {**UNDO_BLUE2.params, "outcome": "legal", "by": "Bea", "side": "blue"})]}
+        for frame in source:
+            result = pipe.process(frame, declared=plan.get(frame.index, []))
+            dumps[frame.index] = json.dumps(setup.game.dump_state(pipe.state), sort_keys=True)
+            verdicts[frame.index] = [v for v in result.verdicts if v["rule"] == "tablesight.overrule"]
+            if frame.index == 111:
+                break
+    assert verdicts[110][0]["numbers"]["undone"] is True and dumps[110] == dumps[108]
+    assert verdicts[111][0]["numbers"]["put_back"] is True
+    assert dumps[111] == dumps[109]  # Blue 2's move stands again
+
+
+def test_a_replay_resumed_from_a_checkpoint_puts_back_as_the_live_table_did() -> None:
+    """A seek resumes from a checkpoint (deep copies): the undo by the other side still finds nothing ruled since."""
+    plan = {110: [Action("overrule", 16, {**UNDO_BLUE2.params, "side": "red"})],
+            111: [Action("overrule", 16, {**UNDO_BLUE2.params, "outcome": "legal", "by": "Bea", "side": "blue"})]}
+    source = open_source(SAMPLE)
+    with source:
+        setup = load_setup(source)
+        assert setup.game is not None
+
+        def fresh() -> Pipeline:
+            return Pipeline(setup.calibration, setup.roster, setup.terrain, setup.game, setup.game_setup,
+                            declarations=setup.declarations)
+
+        live = fresh()
+        for frame in source:
+            live.process(frame, declared=plan.get(frame.index, []))
+            if frame.index == 110:
+                break
+        resumed = fresh()
+        resumed.resume(live.checkpoint(110))
+        result = resumed.process(_frame_after(source, 110), declared=plan[111])
+    (undo,) = [v for v in result.verdicts if v["rule"] == "tablesight.overrule"]
+    assert undo["numbers"]["put_back"] is True
+
+
+def _frame_after(source: Any, index: int) -> Any:
+    for frame in source:
+        if frame.index == index + 1:
+            return frame
+    raise AssertionError(f"no frame {index + 1}")
+
+
+def test_a_correction_off_the_board_is_refused() -> None:
+    far = [Action("correct", 13, {"at_in": at, "by": "Anna", "reason": "there"}) for at in
+           ([1e308, -1e308], [-50, 400], [33.5, 11.0])]
+    near = Action("correct", 13, {"at_in": [-2.5, 11.0], "by": "Anna", "reason": "on the edge"})
+    out = _declared({92: far, 93: [near]})
+    assert [v["outcome"] for v in out[92]] == ["illegal", "illegal", "illegal"]
+    assert out[92][1]["message"] == ("(-50, 400) is off the 30\" x 22\" board; correct Red 4's position to where "
+                                     "it stands on the board (0 to 30 across, 0 to 22 deep).")
+    assert out[93][0]["rule"] == "tablesight.correct" and out[93][0]["outcome"] == "info"
 
 
 def test_a_corrected_position_rules_the_move_again_and_is_used_after(ruled: list[dict[str, Any]]) -> None:
@@ -185,10 +305,21 @@ def test_live_page_overrules_a_verdict(server: str) -> None:
         item.wait_for(timeout=20000)
         item.locator("button.overrule-open").click()
         form = item.locator("form.overrule")
+        assert form.locator("select[name=side] option").all_inner_texts() == ["red", "blue"]
+        form.locator("select[name=side]").select_option("red")
         form.locator("input[name=by]").fill("Cara")
         form.locator("input[name=reason]").fill("the ruin's stairs count as the floor")
         form.locator("button[type=submit]").click()
-        page.locator("#events li", has_text="Cara overruled the camera on Red 4").wait_for(timeout=20000)
+        page.locator("#events li", has_text="Cara (red) overruled the camera on Red 4").wait_for(timeout=20000)
+        # the same verdict, overruled back by a player of the other side: who overruled what is on the page
+        item.locator("button.overrule-open").click()
+        form = item.locator("form.overrule")
+        form.locator("select[name=outcome]").select_option("illegal")
+        form.locator("select[name=side]").select_option("blue")
+        form.locator("input[name=by]").fill("Dan")
+        form.locator("input[name=reason]").fill("the stairs are scenery")
+        form.locator("button[type=submit]").click()
+        page.locator("#events li", has_text="Dan (blue) overruled Cara's overrule on Red 4").wait_for(timeout=20000)
         page.screenshot(path="/tmp/tablesight-overrule.png")
         browser.close()
     assert not errors, errors

@@ -60,7 +60,10 @@ def run(pipe: Pipeline, scene_at: Callable[[int], np.ndarray], frames: int, star
 
 
 def valyr_pipeline(cal: TableCalibration) -> Pipeline:
-    roster = parse_roster(json.loads((ROOT / "examples" / "rosters" / "valyr.json").read_text()))
+    raw = json.loads((ROOT / "examples" / "rosters" / "valyr.json").read_text())
+    for unit in raw["units"]:  # these bases are rendered with a flat tag (valyr_bases), not the example's toppers
+        unit.update(base_height_in=0.125, tag_in=0.75)
+    roster = parse_roster(raw)
     return Pipeline(cal, roster, (), find_game("valyr"), declarations={5: [Action("start_round")]})
 
 

@@ -85,17 +85,19 @@ def test_recorder_attachment_problems_are_one_sentence(tmp_path: Path, kind: str
         Recorder(tmp_path / "s", terrain=path)
 
 
-def test_recorder_rejects_a_size_change_time_going_back_and_non_images(tmp_path: Path) -> None:
+def test_recorder_starts_a_segment_at_a_size_change_and_rejects_time_going_back_and_non_images(
+        tmp_path: Path) -> None:
     with Recorder(tmp_path / "s") as rec:
         rec.write(frame_image(0), 1.0)
-        with pytest.raises(FrameError, match="is 320x240 px but this session records 160x120"):
-            rec.write(np.zeros((240, 320, 3), np.uint8), 1.1)
         with pytest.raises(FrameError, match="comes before the previous frame"):
             rec.write(frame_image(1), 0.5)
         with pytest.raises(FrameError, match="must be a non-empty 8-bit image"):
             rec.write(np.zeros((H, W, 3), np.float32), 2.0)
         rec.write(frame_image(1), 1.2)
-    assert [e.index for e in read_index(tmp_path / "s")] == [0, 1]  # nothing recorded before was lost
+        rec.write(np.zeros((240, 320, 3), np.uint8), 1.3)  # the camera changed size: a new segment, same session
+    assert [e.index for e in read_index(tmp_path / "s")] == [0, 1, 2]  # nothing recorded before was lost
+    segments = open_session(tmp_path / "s").manifest.segments
+    assert [(g.first, g.image_size) for g in segments] == [(0, (W, H)), (2, (320, 240))]
     with pytest.raises(SessionError, match="is closed"):
         rec.write(frame_image(2), 2.0)
 
@@ -164,12 +166,12 @@ def test_sigkill_mid_session_loses_at_most_the_frame_being_written(tmp_path: Pat
     assert json.loads((session / "roster.json").read_text()) == {"units": []}
 
 
-def test_a_live_frame_that_cannot_be_kept_stops_the_recording_not_the_game(
+def test_a_live_frame_that_cannot_be_kept_is_left_out_of_the_recording_not_the_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Live frames are measured as the recording keeps them (its JPEG's grey, decoded). A frame that cannot be made into
-    that JPEG stops the recording with one sentence, keeps the frames before it on disk, and still goes on to the
-    game, as the camera gave it."""
+    that JPEG is left out of the recording with one sentence, keeps the frames before it on disk, still goes on to
+    the game, as the camera gave it, and the frames after it are recorded (from a new segment)."""
     import session.recording as recording
     from session.runtime import make_pipeline
     from session.table_setup import TableSetup
@@ -185,6 +187,7 @@ def test_a_live_frame_that_cannot_be_kept_stops_the_recording_not_the_game(
     assert np.array_equal(first.gray, kept)  # what is measured: the JPEG's grey, as a replay decodes it
     assert not np.array_equal(first.gray, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))  # not the camera's
     assert np.array_equal(first.image, image)  # what is shown: the camera's own colour
+    rec.ruled(first.index, [], [])  # a frame is listed in the index once the live table has ruled it
     rec.drain()
     replayed = SessionSource(tmp_path / "sessions" / str(rec.name))
     assert np.array_equal(next(iter(replayed)).gray, first.gray)  # the replay measures the same pixels
@@ -194,11 +197,17 @@ def test_a_live_frame_that_cannot_be_kept_stops_the_recording_not_the_game(
         raise FrameError("Frame 1 could not be encoded as JPEG.")
 
     monkeypatch.setattr(recording, "encode_frame", refuse)
+    image = rng.integers(0, 255, (48, 64, 3), dtype=np.uint8)  # something moved: the frame is encoded, not repeated
     second = rec.take_frame(Frame(index=8, t=1.1, image=image), "test camera")
     assert second.index == 1 and np.array_equal(second.image, image)  # the game goes on with the camera's frame
-    assert rec.name is None and "stopped" in rec.note and "frame 1" in rec.note and rec.note.count(". ") <= 1
+    assert rec.name == name and "Frame 1 " in rec.note and "not in recording" in rec.note
+    assert rec.note.count(". ") == 0
+    monkeypatch.undo()
+    third = rec.take_frame(Frame(index=9, t=1.2, image=image), "test camera")
+    assert third.index == 2
     rec.close()
-    assert len(read_index(tmp_path / "sessions" / str(name))) == 1  # the frame before it is on disk
+    assert [e.index for e in read_index(tmp_path / "sessions" / str(name), frozenset({2}))] == [0, 2]
+    assert [g.first for g in open_session(tmp_path / "sessions" / str(name)).manifest.segments] == [0, 2]
 
 
 GOOD = ['{"index": 0, "t": 0.0, "file": "frame_000000.jpg"}', '{"index": 1, "t": 0.1, "file": "frame_000001.jpg"}']

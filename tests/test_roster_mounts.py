@@ -32,8 +32,8 @@ def test_a_roster_without_more_tags_reads_and_writes_as_before() -> None:
                       "base_height_in": 0.125, "tag_offset_in": [0, 0.1], "tag_in": 0.65, "banner": True}]}
     roster = parse_roster(obj)
     unit = roster.units[12]
-    assert unit.more_tags == () and unit.mount_pm_in == 0.0 and unit.extra == {"banner": True}
-    assert unit.mounts == (TagMount(12, 0.125, (0.0, 0.1), 0.65, 0.0),)
+    assert unit.more_tags == () and unit.mount_pm_in is None and unit.extra == {"banner": True}
+    assert unit.mounts == (TagMount(12, 0.125, (0.0, 0.1), 0.65),)
     assert roster.to_json() == {"cards": {"x": 1}, "game": "valknut", "units": [
         {"tag": 12, "name": "Ulf", "profile": "warrior", "owner": "red", "base_mm": 32.0, "base_height_in": 0.125,
          "tag_offset_in": [0.0, 0.1], "tag_in": 0.65, "banner": True}]}
@@ -50,11 +50,11 @@ def test_extra_tags_are_mounts_of_their_unit() -> None:
     assert [m.tag for m in unit.mounts] == [12, 112, 212, 312]
     assert unit.mounts[0] == TagMount(12, 0.2, (0.0, 0.66), 0.5, 0.004)  # the unit's own, from its top-level keys
     assert unit.mounts[1] == TagMount(112, 0.125, (0.0, -0.66), 0.45, 0.006)
-    assert unit.mounts[2] == TagMount(212, 1.85, (0.0, 0.0), 0.7, 0.0)
-    assert unit.mounts[3] == TagMount(312, 0.2, (0.0, 0.0), 0.5, 0.0)  # height and side default to the unit's own
+    assert unit.mounts[2] == TagMount(212, 1.85, (0.0, 0.0), 0.7)
+    assert unit.mounts[3] == TagMount(312, 0.2, (0.0, 0.0), 0.5)  # height and side default to the unit's own
     assert set(roster.units) == {12, 13}  # an extra tag is no unit of its own
     assert [roster.unit_of_tag(t) for t in (12, 112, 212, 312, 13, 99)] == [12, 12, 12, 12, 13, None]
-    assert roster.units[13].mounts == (TagMount(13, 0.125, (0.0, 0.0), tag_side_for_base(32.0), 0.0),)
+    assert roster.units[13].mounts == (TagMount(13, 0.125, (0.0, 0.0), tag_side_for_base(32.0)),)
     assert "more_tags" not in unit.extra and "mount_pm_in" not in unit.extra
 
 

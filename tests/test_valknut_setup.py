@@ -157,7 +157,7 @@ def test_deploy_five_units_each_then_the_first_turn_begins() -> None:
 
 
 def test_roster_needs_two_players_with_five_units_each() -> None:
-    with pytest.raises(RosterError, match="red has 4 units in the roster; each Valknut player fields 5"):
+    with pytest.raises(RosterError, match="Red has 4 units in the roster; each Valknut player fields 5"):
         GAME.new_state({"roster": roster(per_player=4)})
     with pytest.raises(RosterError, match="Valknut is for two players; the roster has 3"):
         GAME.new_state({"roster": roster(owners=("red", "blue", "green"))})

@@ -138,7 +138,7 @@ def test_terrain_round_trip_and_bad_terrain(client: TestClient, tmp_path: Path) 
     r = client.put("/api/terrain", json={"pieces": [piece]})
     assert r.status_code == 200 and r.json()["pieces"] == 1
     assert client.get("/api/terrain").json()["pieces"][0]["name"] == "ruin"
-    assert json.loads((tmp_path / "setup" / "terrain.json").read_text())["pieces"][0]["name"] == "ruin"
+    assert json.loads((tmp_path / "setup" / "terrain-valknut.json").read_text())["pieces"][0]["name"] == "ruin"
     bad = client.put("/api/terrain", content=b"{not json", headers={"content-type": "application/json"})
     assert bad.status_code == 400 and "not valid JSON" in bad.json()["detail"]
     crossing = {"name": "x", "kind": ["blocking"], "polygon": [[0, 0], [4, 4], [4, 0], [0, 3]], "height_in": 1}
@@ -198,7 +198,7 @@ def test_the_list_of_sessions_says_each_ones_game_date_units_and_length(client: 
     assert sample["length_text"] == f"{sample['duration_s']:.1f} s"
     assert own["units"] == len(UNITS) and own["game"] == "Valknut: Skirmish Game"  # its roster's, as the replay's
     page = client.get("/replay").text
-    assert "Valknut: Skirmish Game" in page and 'href="/api/replay/table1/report.html" download' in page
+    assert "Valknut: Skirmish Game" in page and 'href="/api/replay/table1/report.html" data-report="/api/replay/table1/report/progress"' in page
     replay = client.get("/replay/valknut_skirmish").text  # the replay page names the game it was played as
     assert '<span class="muted" id="replay-game">Valknut: Skirmish Game</span>' in replay
 

@@ -1,5 +1,5 @@
 """Recording the live table (session/recording.py): a video served by the real server is recorded as it plays
-into a new session folder (frames, setup files, declarations, session.sqlite), which `tablesight replay` plays
+into a session folder (frames, setup files, declarations, setup edits, session.sqlite), which `tablesight replay` plays
 back to the same move events; a SIGKILL or a truncated video loses at most the frame being written.
 
 The video is the rendered table of tests/webui_session.py (unit 12 moves 6.708" at frame MOVE_AT), written as
@@ -154,31 +154,31 @@ def _running(settings: Settings) -> Iterator[Runtime]:
         runtime.stop()
 
 
-def test_a_setup_change_closes_the_recording_and_starts_another(table: dict[str, Path], tmp_path: Path) -> None:
+def test_a_setup_change_is_an_edit_of_the_same_recording(table: dict[str, Path], tmp_path: Path) -> None:
+    """The terrain saved mid-game is a setup edit of the recording, not a new one: one session, and its replay rules
+    the frames after the edit with the new terrain, as live (tests/probe/test_recording_survives.py has the rest)."""
     with _running(_settings(table, tmp_path, "whole")) as runtime:
         loop = runtime.live
         _wait(lambda: loop.status().frame_index >= 3, 20, "no frames")
         first = loop.status().recording
         runtime.set_terrain({"pieces": []})  # the wall is taken off the table
-        _wait(lambda: loop.status().recording not in (None, first), 10, "no new recording")
+        _wait(lambda: "terrain changed" in loop.status().recording_note, 10, "no word of the edit")
         note = loop.status().recording_note
-        assert "terrain changed" in note and str(first) in note and str(loop.status().recording) in note, note
+        assert str(first) in note and "goes on" in note, note
         _wait(lambda: loop.status().status == "ended", 30, "the video did not end")
-        second = loop.status().recording
-    assert runtime.recording is not None and runtime.recording.recorded == [first, second]
-    a, b = (tmp_path / "sessions" / str(n) for n in (first, second))
-    assert len(read_index(a)) + len(read_index(b)) == 24
-    assert json.loads((a / "terrain.json").read_text())["pieces"] and not (b / "terrain.json").exists()
-    assert read_manifest(a).closed and read_manifest(b).closed
-    for folder in (a, b):
-        replayed = _replay(folder)
-        assert replayed[-1]["frames"] == len(read_index(folder))
-        with SessionStore(folder / "session.sqlite") as store:
-            assert [f.index for f in store.frames()] == list(range(len(read_index(folder))))
-            if folder == a:  # the first part replays to what was ruled live with it, the frame read ahead included
-                # (the second carried on the first's game and tracks live; its replay starts them afresh)
-                assert _moves(replayed) == _moves([e.data for e in store.events()])
-                assert [v for v in replayed if v["type"] == "verdict"] == [v.data for v in store.verdicts()]
+        assert loop.status().recording == first
+    assert runtime.recording is not None and runtime.recording.recorded == [first]
+    folder = tmp_path / "sessions" / str(first)
+    assert len(read_index(folder)) == 24 and read_manifest(folder).closed
+    assert json.loads((folder / "terrain.json").read_text())["pieces"]  # the terrain it started with
+    edits = [json.loads(x) for x in (folder / "setup_edits.jsonl").read_text().splitlines()]
+    assert [(e["changed"], e["terrain"]) for e in edits] == [(["terrain"], None)] and edits[0]["frame"] > 3
+    replayed = _replay(folder)
+    assert replayed[-1]["frames"] == 24
+    with SessionStore(folder / "session.sqlite") as store:
+        assert [f.index for f in store.frames()] == list(range(24))
+        assert _moves(replayed) == _moves([e.data for e in store.events()])
+        assert [v for v in replayed if v["type"] == "verdict"] == [v.data for v in store.verdicts()]
 
 
 def test_no_record_and_replays_record_nothing(table: dict[str, Path], tmp_path: Path) -> None:
@@ -270,10 +270,11 @@ def test_live_page_status_bar_names_the_recording(table: dict[str, Path], tmp_pa
             browser.close()
 
 
-def test_camera_unplugged_keeps_its_recording_and_a_new_one_starts_when_it_is_back(
+def test_camera_unplugged_keeps_its_recording_which_goes_on_when_it_is_back(
         table: dict[str, Path], tmp_path: Path) -> None:
     """A network camera (here the video file opened as a stream) that goes away: after the reconnect backoff
-    (5 s) the page says "lost"; everything it gave is recorded; when it is back, a new recording starts."""
+    (5 s) the page says "lost"; everything it gave is recorded; when it is back, the same recording goes on (the
+    game afresh from there, as live)."""
     stream = shutil.copy(table["whole"], tmp_path / "cam.avi")
     settings = _settings(table, tmp_path, "whole").model_copy(update={"source_kind": "camera", "source": str(stream)})
     with _running(settings) as runtime:
@@ -286,10 +287,14 @@ def test_camera_unplugged_keeps_its_recording_and_a_new_one_starts_when_it_is_ba
         folder = tmp_path / "sessions" / str(first)
         assert len(read_index(folder)) == shown + 1  # every frame the camera gave is on disk
         os.rename(tmp_path / "unplugged.avi", stream)
-        _wait(lambda: loop.status().recording not in (None, first), 30, "no new recording after the camera came back")
-        assert "reopened" in loop.status().recording_note
-    assert read_manifest(folder).closed and read_manifest(folder).frames == shown + 1
-    assert _replay(folder)[-1]["frames"] == shown + 1
+        _wait(lambda: "reopened" in loop.status().recording_note, 30, "no word of the camera coming back")
+        _wait(lambda: len(read_index(folder)) > shown + 1, 30, "no frames recorded after the camera came back")
+        assert loop.status().recording == first
+    total = len(read_index(folder))
+    assert read_manifest(folder).closed and read_manifest(folder).frames == total
+    edits = [json.loads(x) for x in (folder / "setup_edits.jsonl").read_text().splitlines()]
+    assert [(e["frame"], e.get("afresh")) for e in edits] == [(shown + 1, True)]
+    assert _replay(folder)[-1]["frames"] == total
 
 
 def test_a_server_stopped_mid_game_has_ruled_every_frame_it_recorded(table: dict[str, Path], tmp_path: Path) -> None:

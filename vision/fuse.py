@@ -5,7 +5,8 @@ A base may carry more than one tag (two rim tags on opposite sides, a rim tag an
 plane and moved back by that tag's own offset), in table inches with its two-sigma ± `pm`. The rule:
 
 - Every position measured from a tag carries its mount's ± (`Mount.pm_in`, what remains after mount
-  calibration), added in quadrature: pm_i = hypot(pm_tag, pm_mount), inches.
+  calibration), added in quadrature: pm_i = hypot(pm_tag, pm_mount), inches; a mount never measured adds what
+  it may hide instead (`Mount.unmeasured_in`, a pin's possible lean: a bias, not noise, so added whole).
 - Fixes of one unit whose base centres lie within `agree_in` (the base's radius: two bases' centres are at
   least a diameter apart) of the most precise one are the same base; each tag id counts once per base.
 - That base's fix is the inverse-variance weighted mean of the centres its tags imply (weights 1 / pm_i²), with
@@ -50,12 +51,15 @@ class Mount:
     """The unit's own tag's face above the underside of the base: the fused fix's z is given at it."""
     pm_in: float = 0.0
     """The mount's ± left after mount calibration, added in quadrature to this tag's fixes."""
+    unmeasured_in: float = 0.0
+    """What the mount may hide while it was never measured (rules/roster.py `unmeasured_pm_in`), inches, added
+    to this tag's fixes' ±."""
     agree_in: float = 0.5
     """Fixes of this unit further apart than this are different bases (the base's radius)."""
 
 
 def _pm(fix: BaseFix, mount: Mount) -> float:
-    return math.hypot(fix.pm, mount.pm_in) if mount.pm_in > 0 else fix.pm
+    return (math.hypot(fix.pm, mount.pm_in) if mount.pm_in > 0 else fix.pm) + mount.unmeasured_in
 
 
 class BaseFuser:

@@ -10,11 +10,17 @@ Layout (docs/session_format.md has the full description)::
     terrain.json         copied in when given (optional)
 
 A frame file is complete before its line is appended to `frames.jsonl`, so every listed frame is readable and
-a crash loses at most the frame being written. A torn last line (no newline) is that lost frame and is ignored.
+a crash loses at most the frames not yet listed. A torn last line (no newline) is a lost frame and is ignored.
+A frame in which nothing moved names the file of the frame stored before it (no file of its own).
+
+A session is one or more segments: runs of frames of one size, numbered on without a break inside a run. A new
+segment starts where the frames change size or where frames were not recorded (the disk was full); the manifest's
+"segments" lists where each starts, and the frame numbers may jump only there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -70,8 +76,21 @@ def local_time(stamp: str) -> datetime | None:
 
 
 @dataclass(frozen=True)
+class Segment:
+    """A run of a session's frames of one size: from frame `first` on (to the next segment's first), each
+    `image_size` (w, h) px."""
+
+    first: int
+    image_size: tuple[int, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"first": self.first, "image_size": list(self.image_size)}
+
+
+@dataclass(frozen=True)
 class SessionManifest:
-    """What `manifest.json` says: who wrote the session, frame size (w, h) px, and whether it was closed."""
+    """What `manifest.json` says: who wrote the session, frame size (w, h) px of its first segment, its segments
+    (listed when there are more than one), and whether it was closed."""
 
     created: str
     source: str = ""
@@ -81,6 +100,25 @@ class SessionManifest:
     closed: bool = False
     attachments: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    segments: tuple[Segment, ...] = ()
+    """Every segment, oldest first, when the session has more than one or its first frame is not frame 0; () : one
+    segment of `image_size` from frame 0."""
+
+    @property
+    def all_segments(self) -> tuple[Segment, ...]:
+        """The segments, one at least once a frame is written (its size the manifest's `image_size`)."""
+        if self.segments:
+            return self.segments
+        return (Segment(0, self.image_size),) if self.image_size is not None else ()
+
+    def size_at(self, index: int) -> tuple[int, int] | None:
+        """(w, h) px of frame `index`: its segment's size (None before any frame is written)."""
+        size = self.image_size
+        for seg in self.segments:
+            if seg.first > index:
+                break
+            size = seg.image_size
+        return size
 
     @property
     def created_local(self) -> datetime | None:
@@ -103,6 +141,8 @@ class SessionManifest:
                 "attachments": list(self.attachments),
             }
         )
+        if self.segments:
+            obj["segments"] = [seg.to_json() for seg in self.segments]
         return obj
 
     @classmethod
@@ -121,7 +161,7 @@ class SessionManifest:
                 raise SessionError(f"{where} has image_size {size!r}; it must be [width, height] in pixels.")
             image_size = (size[0], size[1])
         known = {"format", "version", "created", "source", "image_size", "jpeg_quality", "frames", "closed",
-                 "index", "attachments"}
+                 "index", "attachments", "segments"}
         closed = obj.get("closed", False)
         if not isinstance(closed, bool):
             raise SessionError(f'{where} has "closed": {closed!r}; it must be true or false.')
@@ -129,6 +169,14 @@ class SessionManifest:
         if not isinstance(attachments, list) or not all(isinstance(a, str) and _inside(a) for a in attachments):
             raise SessionError(f'{where} has "attachments": {str(attachments)[:60]}; it must list file names '
                                "inside the session.")
+        for key in TEXT_KEYS:  # a field of the wrong type would be read as missing, and the session replayed wrong
+            if key in obj and not isinstance(obj[key], str):  # "" is allowed: a session recorded with no game
+                raise SessionError(f'{where} has "{key}": {str(obj[key])[:40]}, which is not {TEXT_KEYS[key]}; '
+                                   "restore the manifest from the recording.")
+        fps = obj.get("fps")
+        if fps is not None and (isinstance(fps, bool) or not isinstance(fps, int | float) or not 0 < fps <= 1000):
+            raise SessionError(f'{where} has "fps": {str(fps)[:40]}, which is not a frame rate (a number from 0 to '
+                               "1000); restore the manifest from the recording.")
         for key in SESSION_FILE_KEYS:  # files the session names must lie inside it
             if key in obj and not (isinstance(obj[key], str) and _inside(obj[key])):
                 raise SessionError(f'{where} has "{key}": {str(obj[key])[:60]!r}, which is not a file inside the '
@@ -142,12 +190,38 @@ class SessionManifest:
             closed=closed,
             attachments=tuple(attachments),
             extra={k: v for k, v in obj.items() if k not in known},
+            segments=_segments(obj.get("segments", []), where),
         )
 
 
-SESSION_FILE_KEYS = ("setup", "declarations", "store")
+def _segments(value: Any, where: str) -> tuple[Segment, ...]:
+    """The manifest's "segments": [{"first": n, "image_size": [w, h]}, ...], firsts increasing."""
+    bad = SessionError(f'{where} has a "segments" list that is not {{"first": frame, "image_size": [width, height]}} '
+                       "objects in the order of their first frames; restore the manifest from the recording.")
+    if not isinstance(value, list):
+        raise bad
+    out: list[Segment] = []
+    for item in value:
+        if not isinstance(item, dict):
+            raise bad
+        first, size = item.get("first"), item.get("image_size")
+        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first <= MAX_FRAMES * 10:
+            raise bad
+        if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                   and v > 0 for v in size)):
+            raise bad
+        if out and first <= out[-1].first:
+            raise bad
+        out.append(Segment(first, (size[0], size[1])))
+    return tuple(out)
+
+
+SESSION_FILE_KEYS = ("setup", "declarations", "store", "setup_edits")
 """Manifest keys that name a file of the session (a plain name inside its folder)."""
 MAX_FRAMES = 10**9
+TEXT_KEYS = {"game": "a game's name in words (e.g. \"valknut\")", "created": "a date and time in words",
+             "source": "the camera's description in words", "sample": "a sample's name in words"}
+"""Manifest keys whose value is text, and what that text is."""
 
 
 def _inside(name: str) -> bool:
@@ -171,6 +245,10 @@ class RecordedSession:
     directory: Path
     manifest: SessionManifest
     entries: tuple[IndexEntry, ...]
+
+    def size_at(self, index: int) -> tuple[int, int] | None:
+        """(w, h) px of frame `index` (its segment's size; None for a session that never wrote a frame)."""
+        return self.manifest.size_at(index)
 
     def attachment(self, name: str) -> Path | None:
         """Path of `calibration.json`, `roster.json` or `terrain.json` if the session holds it, else None."""
@@ -201,14 +279,20 @@ def write_json_atomic(path: Path, obj: Any, *, fsync: bool = True) -> None:
 
 
 def write_bytes_atomic(path: Path, data: bytes, *, fsync: bool = True) -> None:
-    """Write bytes to `path` atomically: temp file, flush, fsync, `os.replace`, fsync of the directory."""
+    """Write bytes to `path` atomically: temp file, flush, fsync, `os.replace`, fsync of the directory. When the
+    disk refuses (full), the temp file is removed, giving back its room, and `path` is as it was."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        if fsync:
-            os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            if fsync:
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     if fsync:
         fsync_dir(path.parent)
 
@@ -246,8 +330,9 @@ def read_manifest(directory: Path | str) -> SessionManifest:
     return SessionManifest.from_json(obj, str(path))
 
 
-def read_index(directory: Path | str) -> tuple[IndexEntry, ...]:
-    """Read `frames.jsonl`. A torn last line (a crash while appending) is dropped; any other bad line raises."""
+def read_index(directory: Path | str, starts: frozenset[int] = frozenset()) -> tuple[IndexEntry, ...]:
+    """Read `frames.jsonl`. A torn last line (a crash while appending) is dropped; any other bad line raises.
+    starts: the frames where a segment starts (the manifest's "segments"): the numbers may jump forward there."""
     d = Path(directory)
     path = d / INDEX_NAME
     try:
@@ -276,7 +361,7 @@ def read_index(directory: Path | str) -> tuple[IndexEntry, ...]:
             raise SessionError(f"{path} line {n} names {entry.file[:60]!r}, which is not a file inside the session; "
                                "fix or delete that line.")
         expected = entries[-1].index + 1 if entries else 0
-        if entry.index != expected:
+        if entry.index != expected and not (entry.index > expected and entry.index in starts):
             raise SessionError(f"{path} line {n} is frame {entry.index} where frame {expected} belongs (a gap or a "
                                "line out of order); restore frames.jsonl from the recording or replay the frames "
                                "as a folder.")
@@ -326,4 +411,5 @@ def open_session(directory: Path | str) -> RecordedSession:
     """Read a session directory's manifest and frame index (not the frames)."""
     d = Path(directory)
     manifest = read_manifest(d)
-    return RecordedSession(directory=d, manifest=manifest, entries=read_index(d))
+    starts = frozenset(seg.first for seg in manifest.segments)
+    return RecordedSession(directory=d, manifest=manifest, entries=read_index(d, starts))

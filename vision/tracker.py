@@ -230,7 +230,8 @@ Event = Move | Placed | UnknownTag | DuplicateTag
 @dataclass(frozen=True)
 class TrackView:
     """A track as the rest of the pipeline sees it: state, position (inches; the settled mean when settled),
-    tag height z, yaw, ± (inches), whether it has ever settled, and the last frame it was seen in."""
+    tag height z, yaw, ± (inches), whether it has ever settled, and the last frame it was seen in and that frame's
+    own time (seconds, the frames' timestamps: a replay says what live said)."""
 
     tag: int
     state: TrackState
@@ -241,6 +242,7 @@ class TrackView:
     pm: float
     settled: bool
     last_seen_frame: int
+    last_seen_t: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -332,7 +334,7 @@ class _Track:
         return TrackView(tag=self.tag, state=self.state, x=x, y=y, z=self.last.z,
                          yaw_deg=_mean_yaw(self.window) if still else self.last.yaw_deg,
                          pm=sum([s.pm for s in self.window]) / len(self.window) if still else self.last.pm,
-                         settled=self.settled, last_seen_frame=self.last.frame)
+                         settled=self.settled, last_seen_frame=self.last.frame, last_seen_t=self.last.t)
 
     # ---- transitions ----------------------------------------------------------------------------
     def unseen(self, frame: int, t: float) -> Event | None:

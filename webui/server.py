@@ -25,9 +25,12 @@ from calibration.errors import InputError
 from calibration.json_input import parse_json
 from rules.engine import RulesInputError, UnknownGame
 from session.heap import settle
+from session.overlay_pictures import OverlayPictures
 from session.paths import NoSuchSession
+from session.report_jobs import REPORTS_FOLDER, ReportJobs, make_report_html
 from session.runtime import GameWouldRestart, Runtime
 from session.settings import Settings
+from webui.routes import board as routes_board
 from webui.routes import calibration as routes_calibration
 from webui.routes import camera as routes_camera
 from webui.routes import downloads as routes_downloads
@@ -36,6 +39,7 @@ from webui.routes import live as routes_live
 from webui.routes import overlay as routes_overlay
 from webui.routes import replay as routes_replay
 from webui.routes import roster as routes_roster
+from webui.routes import setup as routes_setup
 from webui.routes import terrain as routes_terrain
 from webui.security import FORM_OVERHEAD_BYTES, BodyLimit, SameOriginGuard, TokenGuard, allowed_hosts
 from webui.words import FIELD_WORDS, field_limits, page_words
@@ -80,6 +84,8 @@ def create_app(settings: Settings) -> FastAPI:
 
     app = FastAPI(title="Tablesight", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
+    app.state.overlay_pictures = OverlayPictures()  # overlay.mjpg's pictures, drawn once a frame for all
+    app.state.report_jobs = ReportJobs(settings.sessions_dir / REPORTS_FOLDER, make_report_html)
 
     @app.exception_handler(NoSuchSession)
     async def _no_session(request: Request, err: NoSuchSession) -> JSONResponse:
@@ -121,11 +127,13 @@ def create_app(settings: Settings) -> FastAPI:
         routes_calibration,
         routes_terrain,
         routes_roster,
+        routes_setup,
         routes_replay,
         routes_downloads,
         routes_overlay,
         routes_help,
         routes_camera,
+        routes_board,
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -23,6 +23,7 @@ the author's.
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from collections.abc import Callable, Mapping
@@ -33,9 +34,11 @@ from rules.dice import d20
 from rules.engine import (
     Action,
     ActionError,
+    CellKind,
     Game,
     Json,
     Measured,
+    OptionField,
     Outcome,
     Overlay,
     Placement,
@@ -44,10 +47,12 @@ from rules.engine import (
     RosterError,
     ScenarioError,
     Shape,
+    StandardBoard,
     UnitId,
     Verdict,
     register,
 )
+from rules.hex_skirmish import standard
 from rules.hex_skirmish.cards import ArmyCard, attack_roll, damage_dice, parse_card
 from rules.hex_skirmish.moves import (
     CLIMB_COSTS,
@@ -69,6 +74,7 @@ from rules.hexgrid import (
     parse_board,
     parse_hex,
     parse_layout,
+    straddle_words,
 )
 
 DEFAULT_LAYOUT = Layout(size_in=1.0, orientation="pointy", origin=(12.0, 12.0))
@@ -308,6 +314,19 @@ class HexSkirmish(Game):
 
     # ------------------------------------------------------------------ setup
 
+    # a new game's setup: rules/hex_skirmish/standard.py
+    def option_fields(self) -> tuple[OptionField, ...]:
+        return standard.OPTION_FIELDS
+
+    def example_roster(self) -> dict[str, Json]:
+        return copy.deepcopy(standard.EXAMPLE_ROSTER)
+
+    def standard_boards(self) -> tuple[StandardBoard, ...]:
+        return tuple(StandardBoard(n, t, copy.deepcopy(b)) for n, t, b in standard.BOARDS)
+
+    def cell_kinds(self) -> tuple[CellKind, ...]:
+        return standard.CELL_KINDS
+
     def new_state(self, setup: Mapping[str, Json]) -> SkirmishState:
         """From {"board": {...}, "cards": [...], "units": [{"tag", "owner", "card", "wounds"}], "options": {}}."""
         if not isinstance(setup, Mapping):
@@ -363,6 +382,10 @@ class HexSkirmish(Game):
 
     def is_over(self, state: SkirmishState) -> bool:
         return len({f.owner for f in state.living()}) <= 1
+
+    def off_table(self, state: SkirmishState) -> frozenset[UnitId]:
+        """A destroyed figure is taken off the board."""
+        return frozenset(f.tag for f in state.figures if f.destroyed)
 
     # ------------------------------------------------------------------ play
 
@@ -694,23 +717,23 @@ class HexSkirmish(Game):
 
     # ------------------------------------------------------------------ overlays
 
+    def hex_board(self, state: SkirmishState) -> tuple[HexBoard, Layout]:
+        return state.board, state.layout
+
     def overlays(
         self, state: SkirmishState, positions: Positions, selected: UnitId | None = None
     ) -> tuple[Overlay, ...]:
-        """Terrain cells, engaged pairs, and for the selected figure its cell, reachable cells and attack lines."""
+        """Figures astride two hexes or off the board, engaged pairs, and for the selected figure its cell,
+        reachable cells and attack lines (the board's terrain is drawn from `hex_board`)."""
         lay = state.layout
         out: list[Overlay] = []
-        for h, cell in sorted(state.board.cells.items()):
-            if cell.terrain != "land" or cell.elevation:
-                label = cell.terrain if cell.terrain != "land" else ""
-                label = f"{label} {cell.elevation}".strip() if cell.elevation else label
-                out.append(Overlay(Shape.POLYGON, lay.polygon(h), "section", label=label))
         cells = cells_of(state, positions)
         margin = state.options.snap_fraction * lay.inradius_in
         for tag, p in positions.items():
-            if tag in cells and lay.astride(p.x, p.y, margin):
+            where = straddle_words(state.board, lay, p.x, p.y, margin) if tag in cells else ""
+            if where:
                 out.append(Overlay(Shape.CIRCLE, (p.xy,), "too-close", radius=lay.inradius_in * 0.6, unit=tag,
-                                   label="astride two hexes"))
+                                   label=where))
         for tag, other in engaged_pairs(state, cells):
             out.append(Overlay(Shape.SEGMENT, (lay.to_table(cells[tag]), lay.to_table(cells[other])),
                                "engagement", unit=tag))
@@ -757,8 +780,8 @@ class HexSkirmish(Game):
         margin = state.options.snap_fraction * state.layout.inradius_in
         astride = [
             _verdict("figure.astride", Outcome.ILLEGAL,
-                     f"Tag {t} stands astride two hexes ({state.layout.from_table(p.x, p.y)[1]:.2f}\" from the "
-                     "nearest centre); set it in one hex.", t)
+                     f"Tag {t} stands {straddle_words(state.board, state.layout, p.x, p.y, margin)} "
+                     f"({state.layout.from_table(p.x, p.y)[1]:.2f}\" from the nearest centre); set it in one hex.", t)
             for t, p in sorted(positions.items())
             if t in (act.unit, act.params.get("target")) and state.layout.astride(p.x, p.y, margin)
         ]

@@ -21,6 +21,7 @@ Hero ratings and attack values come from the players' roster; the seed gives non
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from rules.engine import (
     ActionError,
     Game,
     Json,
+    OptionField,
     Outcome,
     Overlay,
     Placement,
@@ -40,12 +42,25 @@ from rules.engine import (
     RosterError,
     ScenarioError,
     Shape,
+    StandardBoard,
     UnitId,
     Verdict,
     listed,
     register,
 )
-from rules.hexgrid import BoardError, Hex, Layout, hex_words, parse_board, parse_hex, parse_layout
+from rules.hexgrid import (
+    BoardError,
+    Cell,
+    Hex,
+    HexBoard,
+    Layout,
+    hex_words,
+    parse_board,
+    parse_hex,
+    parse_layout,
+    straddle_words,
+)
+from rules.magni import standard
 from rules.magni.scoring import (
     ABOVE,
     BOARD_CELLS,
@@ -61,6 +76,8 @@ from rules.magni.scoring import (
 DEFAULT_LAYOUT = Layout(size_in=1.5, orientation="flat", origin=(12.0, 12.0))
 """Where the 19-cell board lies unless told: 1.5" cells (3" corner to corner), flat, centred at (12", 12")."""
 LEAD_TIES = ("roll", "reselect")
+MAGNI_BOARD = HexBoard({h: Cell() for h in BOARD_CELLS})
+"""The 19-cell board: every cell plain land."""
 
 EXAMPLE_TEAMS: tuple[dict[str, Any], ...] = tuple(
     {"tag": tag, "name": name, "owner": owner, "rating": rating, "lav": lav, "cav": cav, "rav": rav}
@@ -160,8 +177,9 @@ def tiles_on_board(state: MagniState, positions: Positions) -> tuple[dict[Hex, H
                 _verdict(
                     "tile.astride",
                     Outcome.ILLEGAL,
-                    f"{hero.name} (tag {tag}) lies astride two cells ({off:.2f}\" from the centre of "
-                    f"[{cell.q}, {cell.r}]); push it into one cell.",
+                    f"{hero.name} (tag {tag}) lies astride two cells, "
+                    f"{straddle_words(BOARD_CELLS, state.layout, p.x, p.y, margin).removeprefix('astride ')} "
+                    f"({off:.2f}\" from the centre of [{cell.q}, {cell.r}]); push it into one cell.",
                     tag,
                     offset_in=round(off, 3),
                 )
@@ -211,6 +229,20 @@ class Magni(Game):
     kind_titles = {"lead": "Lead Units: the fight for the center", "place": "Place a unit"}
 
     # ------------------------------------------------------------------ setup and state
+
+    # a new game's setup: rules/magni/standard.py
+    def option_fields(self) -> tuple[OptionField, ...]:
+        return standard.OPTION_FIELDS
+
+    def example_roster(self) -> dict[str, Json]:
+        return copy.deepcopy(standard.EXAMPLE_ROSTER)
+
+    def usual_mount(self) -> str:
+        """A hero is a tile: no figure stands on it, so its tag lies flat on it."""
+        return "flat"
+
+    def standard_boards(self) -> tuple[StandardBoard, ...]:
+        return tuple(StandardBoard(n, t, copy.deepcopy(b)) for n, t, b in standard.BOARDS)
 
     def new_state(self, setup: Mapping[str, Json]) -> MagniState:
         """From {"units": [hero...], "board": {"layout": {...}}, "options": {"lead_tie": "roll"}}; raises on a
@@ -462,23 +494,18 @@ class Magni(Game):
 
     # ------------------------------------------------------------------ overlays
 
+    def hex_board(self, state: MagniState) -> tuple[HexBoard, Layout]:
+        return MAGNI_BOARD, state.layout
+
     def overlays(self, state: MagniState, positions: Positions, selected: UnitId | None = None) -> tuple[Overlay, ...]:
-        """Cell outlines, tiles by owner, skirmish edges (winner's colour), fortification corners, the score."""
+        """Tiles by owner, skirmish edges (winner's colour), fortification corners, the score (the cells themselves
+        are drawn from `hex_board`)."""
         lay = state.layout
         tiles, problems = tiles_on_board(state, positions) if positions else (state.tiles(), [])
         out: list[Overlay] = []
-        for cell in BOARD_CELLS:
-            hero = tiles.get(cell)
-            out.append(
-                Overlay(
-                    Shape.POLYGON,
-                    lay.polygon(cell),
-                    "hex-highlight" if hero else "section",
-                    owner=hero.owner if hero else None,
-                    unit=hero.tag if hero else None,
-                    label=hero.name if hero else "",
-                )
-            )
+        for cell, tile in sorted(tiles.items()):
+            out.append(Overlay(Shape.POLYGON, lay.polygon(cell), "hex-highlight", owner=tile.owner, unit=tile.tag,
+                               label=tile.name))
         heroes = {h.tag: h for h in state.heroes}
         sc = score(tiles, state.owners)
         for s in sc.skirmishes:
@@ -784,12 +811,14 @@ def _target(state: MagniState, action: Action) -> tuple[Hex | None, Placement | 
                 tag,
             )
             return None, None, [v]
-        if state.layout.astride(x, y, state.snap_fraction * state.layout.inradius_in):
+        margin = state.snap_fraction * state.layout.inradius_in
+        if state.layout.astride(x, y, margin):
             v = _verdict(
                 "tile.astride",
                 Outcome.ILLEGAL,
-                f"The tile at ({x:.2f}, {y:.2f}) lies astride two cells ({off:.2f}\" from the centre of "
-                f"[{cell.q}, {cell.r}]); push it into one cell.",
+                f"The tile at ({x:.2f}, {y:.2f}) lies astride two cells, "
+                f"{straddle_words(BOARD_CELLS, state.layout, x, y, margin).removeprefix('astride ')} "
+                f"({off:.2f}\" from the centre of [{cell.q}, {cell.r}]); push it into one cell.",
                 tag,
                 offset_in=round(off, 3),
             )

@@ -28,6 +28,7 @@ the unit starts within 1" of an enemy.
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from collections.abc import Callable, Mapping
@@ -39,6 +40,7 @@ from rules.engine import (
     Game,
     Json,
     Measured,
+    OptionField,
     Outcome,
     Overlay,
     Placement,
@@ -55,8 +57,9 @@ from rules.engine import (
 )
 from rules.geometry import all_pairs_sight
 from rules.terrain import parse_terrain
+from rules.valknut import standard
 from rules.valknut.actions import check, deployer, rolls_of, rule, stockpile_placer, zone_chooser
-from rules.valknut.board import Battlefield, odd, second_drop_zone_allowed
+from rules.valknut.board import LONG_IN, SHORT_IN, Battlefield, odd, second_drop_zone_allowed
 from rules.valknut.setup import new_state, scenario_state
 from rules.valknut.state import ValknutState, dump_state, load_state
 from rules.valknut.table import Dice, Table
@@ -102,6 +105,17 @@ class Valknut(Game):
         "pick_up_runestone": "Pick up a Runestone", "choose_path": "Choose a Path",
         "place_stockpile": "Place a Runic Stockpile", "choose_drop_zone": "Choose a Drop Zone", "roll_off": "Roll off"}
 
+    # a new game's setup: rules/valknut/standard.py
+    def option_fields(self) -> tuple[OptionField, ...]:
+        return standard.OPTION_FIELDS
+
+    def example_roster(self) -> dict[str, Json]:
+        return copy.deepcopy(standard.EXAMPLE_ROSTER)
+
+    def play_areas(self) -> tuple[tuple[float, float], ...]:
+        """The 22" x 30" Battlefield, either way round."""
+        return ((LONG_IN, SHORT_IN), (SHORT_IN, LONG_IN))
+
     def new_state(self, setup: Mapping[str, Json]) -> ValknutState:
         return new_state(setup)
 
@@ -118,6 +132,10 @@ class Valknut(Game):
 
     def is_over(self, state: ValknutState) -> bool:
         return state.phase == "over"
+
+    def off_table(self, state: ValknutState) -> frozenset[UnitId]:
+        """A killed unit is off the table until it is redeployed."""
+        return frozenset(u.tag for u in state.units if not u.alive)
 
     def score(self, state: ValknutState) -> dict[str, Json]:
         """Runestones delivered and kills, per player (the two win options' counts)."""

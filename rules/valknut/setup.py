@@ -64,7 +64,8 @@ def units_from_roster(obj: Any, strict: bool) -> tuple[tuple[str, str], tuple[Un
         for p in owners:
             n = len(roster.of(p))
             if n != UNITS_PER_PLAYER:
-                raise RosterError(f"{p} has {n} units in the roster; each Valknut player fields 5.")
+                raise RosterError(f"{p[:1].upper()}{p[1:]} has {n} {'unit' if n == 1 else 'units'} in the roster; "
+                                  "each Valknut player fields 5.")
     units = []
     for ru in roster.units.values():
         prof = profile_named(ru.profile, f"the Valknut roster, tag {ru.tag}")

@@ -38,6 +38,7 @@ Options where the rule book is silent or loose (named, documented):
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -50,6 +51,7 @@ from rules.engine import (
     Game,
     Inches,
     Json,
+    OptionField,
     Outcome,
     Overlay,
     Placement,
@@ -65,6 +67,7 @@ from rules.engine import (
 from rules.geometry import Measure, combined_pm, crosses_impassable, edge_distance, line_of_sight
 from rules.roster import FIRST_BASE_TAG, MM_PER_INCH
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
+from rules.valyr import standard
 from rules.valyr.abilities import HOOKS, AbilityUse
 from rules.valyr.attack import band_choice, roll_attack
 from rules.valyr.cards import EXAMPLE_CARD_DATA, UnitCard, army_appraisal, parse_card
@@ -293,6 +296,13 @@ class Valyr(Game):
                    "concede": "Concede"}
 
     # ----------------------------------------------------------------------------------------- setup
+
+    # a new game's setup: rules/valyr/standard.py
+    def option_fields(self) -> tuple[OptionField, ...]:
+        return standard.OPTION_FIELDS
+
+    def example_roster(self) -> dict[str, Json]:
+        return copy.deepcopy(standard.EXAMPLE_ROSTER)
 
     def new_state(self, setup: Mapping[str, Json]) -> ValyrState:
         """A game before its first round from {"units": [roster entries], "cards": [...], "players": [...],
@@ -1049,6 +1059,10 @@ class Valyr(Game):
 
     def is_over(self, state: ValyrState) -> bool:
         return state.over
+
+    def off_table(self, state: ValyrState) -> frozenset[UnitId]:
+        """A defeated unit is removed from the table."""
+        return frozenset(u.tag for u in state.units if u.defeated)
 
     # --------------------------------------------------------------------------------------------- judge
 

@@ -56,6 +56,8 @@ Named options where the seed is silent or contradicts itself (ours, not the auth
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 import random
 from collections.abc import Callable, Mapping
@@ -65,9 +67,11 @@ from typing import Any
 from rules.engine import (
     Action,
     ActionError,
+    CellKind,
     Game,
     Json,
     Measured,
+    OptionField,
     Outcome,
     Overlay,
     Positions,
@@ -75,12 +79,14 @@ from rules.engine import (
     RulesInputError,
     ScenarioError,
     Shape,
+    StandardBoard,
     UnitId,
     Verdict,
     register,
 )
-from rules.hexgrid import Edge, Hex, direction_between, distance, hex_words, neighbors
+from rules.hexgrid import Cell, Edge, Hex, HexBoard, Layout, direction_between, distance, hex_words, neighbors
 from rules.roster import parse_roster
+from rules.vigtavl import standard
 from rules.vigtavl.actions import candidates
 from rules.vigtavl.board import map_check, positions_of, scenario_board
 from rules.vigtavl.combat import breach_roll as roll_breach
@@ -1184,6 +1190,23 @@ class Vigtavl(Game):
                    "end_turn": "End the turn"}
 
     # ------------------------------------------------------------------ setup
+    # a new game's setup: rules/vigtavl/standard.py
+    def option_fields(self) -> tuple[OptionField, ...]:
+        return standard.OPTION_FIELDS
+
+    def example_roster(self) -> dict[str, Json]:
+        return copy.deepcopy(standard.EXAMPLE_ROSTER)
+
+    def standard_boards(self) -> tuple[StandardBoard, ...]:
+        return tuple(StandardBoard(n, t, copy.deepcopy(b)) for n, t, b in standard.BOARDS)
+
+    def cell_kinds(self) -> tuple[CellKind, ...]:
+        return standard.CELL_KINDS
+
+    def pieces_per_cell(self) -> int:
+        """Occupancy: at most 3 units on a hex, and a development beside them."""
+        return 4
+
     def new_state(self, setup: Mapping[str, Json]) -> VigtavlState:
         """setup: {"board": {...hex board, "layout": {...}}, "players": [...], "winds": "clockwise"|..., "roster": {...}}.
 
@@ -1331,6 +1354,10 @@ class Vigtavl(Game):
     def is_over(self, state: VigtavlState) -> bool:
         return state.phase == "over"
 
+    def off_table(self, state: VigtavlState) -> frozenset[UnitId]:
+        """A sunk ship (and what it carried) is off the map; a land unit aboard a freighter rides on it, unseen."""
+        return frozenset(p.id for p in state.pieces if p.sunk_by is not None or p.aboard is not None)
+
     def dump_state(self, state: VigtavlState) -> dict[str, Json]:
         return dump(state)
 
@@ -1338,6 +1365,10 @@ class Vigtavl(Game):
         return load(obj)
 
     # ------------------------------------------------------------------ overlays
+    def hex_board(self, state: VigtavlState) -> tuple[HexBoard, Layout]:
+        """The map's land, sea and mountain cells, with the walls built so far on their edges."""
+        return _hex_board(state.cells, state.walls), state.layout
+
     def overlays(self, state: VigtavlState, positions: Positions, selected: UnitId | None = None) -> tuple[Overlay, ...]:
         lay = state.layout
         out: list[Overlay] = []
@@ -1365,6 +1396,12 @@ class Vigtavl(Game):
     # ------------------------------------------------------------------ judge
     def judge(self, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
         return judge(self, scenario, rng)
+
+
+@functools.lru_cache(maxsize=8)
+def _hex_board(cells: tuple[tuple[Hex, str], ...], walls: tuple[Wall, ...]) -> HexBoard:
+    """The map as a HexBoard (made once for each map and set of walls: a state changes far more often)."""
+    return HexBoard({h: Cell(terrain) for h, terrain in cells}, {w.edge: "wall" for w in walls})
 
 
 def _roster_pieces(roster: Any, players: tuple[str, ...]) -> tuple[Piece, ...]:

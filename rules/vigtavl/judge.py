@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from rules.engine import Action, Game, Json, Outcome, RulesInputError, ScenarioError, Verdict
-from rules.hexgrid import Hex
+from rules.hexgrid import Hex, straddle_words
 from rules.roster import MM_PER_INCH
 from rules.vigtavl.board import map_check, positions_of, scenario_board
 from rules.vigtavl.combat import line_of_fire
@@ -126,7 +126,8 @@ def build_position(game: Game, scenario: Mapping[str, Json]) -> tuple[VigtavlSta
             radius = float(base_mm) / MM_PER_INCH / 2.0
             if layout.astride(float(at[0]), float(at[1]), radius):
                 verdicts.append(Verdict("vigtavl.position", Outcome.TOO_CLOSE_TO_CALL,
-                                        f"Unit {tag}'s base stands astride the border of cell [{h.q}, {h.r}] "
+                                        f"Unit {tag}'s base stands "
+                                        f"{straddle_words(g.terrain, layout, float(at[0]), float(at[1]), radius)} "
                                         f"({layout.edge_clearance(float(at[0]), float(at[1])):.2f}\" from the border, base radius "
                                         f"{radius:.2f}\"): move it fully inside one cell.", tag,
                                         {"offset_in": round(off, 3)}))

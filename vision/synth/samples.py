@@ -95,9 +95,14 @@ def miniature(colour: BGR, tag_in: float = 0.75, reach_in: float | None = None, 
                     topper=Topper(height_in=TOPPER_IN))
 
 
+STRAIGHT_PINS = {"mount_lean_deg": 0.0}
+"""The renderer's topper pins stand straight (a leaning one is rendered only when asked): its rosters say so,
+as a club's roster would for pins glued square, so the ± carries no allowance for a lean (rules/roster.py)."""
+
+
 def mounts_roster(game: str, looks: Mapping[int, BaseLook], owners: Mapping[int, str]) -> dict[str, Any]:
-    """Roster entries that tell the pipeline each base's mount: diameter, tag height and tag side."""
-    return {"game": game, "units": [{"tag": t, "name": f"{owners[t].title()} {t}", "profile": "soldier",
+    """Roster entries that tell the pipeline each base's mount: diameter, tag height and tag side (pins straight)."""
+    return {"game": game, **STRAIGHT_PINS, "units": [{"tag": t, "name": f"{owners[t].title()} {t}", "profile": "soldier",
                                      "owner": owners[t], "base_mm": round(lk.base_mm), "base_height_in": lk.tag_height_in,
                                      "tag_in": lk.tag_in} for t, lk in sorted(looks.items())]}
 
@@ -434,7 +439,7 @@ def _valknut_roster() -> dict[str, Any]:
     units = [{"tag": 10 + i, "name": f"{'Red' if i < 5 else 'Blue'} {i % 5 + 1}", "profile": "soldier",
               "owner": "red" if i < 5 else "blue", "base_mm": 32, "base_height_in": TOPPER_IN, "tag_in": 0.75}
              for i in range(10)]
-    return {"game": "valknut", "units": units}
+    return {"game": "valknut", "units": units, **STRAIGHT_PINS}
 
 
 SPEARS = {11: 0.4, 13: 0.3, 16: 0.45, 18: 0.35}

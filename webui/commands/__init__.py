@@ -11,5 +11,6 @@ COMMANDS = (
     "judge",
     "tags",
     "mat",
+    "map",
     "bench",
 )

@@ -28,6 +28,7 @@ from bench.run import main_progress, run_bench
 from bench.scenes import DEFAULT_FRAMES, LIVE_FRAMES_PER_FRAME, LIVE_MIN_FRAMES, QUICK_FRAMES
 from bench.web import CAMERA_FPS, MAX_CAMERA_FPS, MIN_CAMERA_FPS
 from calibration.errors import InputError
+from calibration.file_write import write_file
 
 MAX_FRAMES = 200
 WEB_ARMY_FRAMES = 120
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         report["web"] = web
         web_table = "\n" + format_web_bench(web)
     if out is not None:
-        out.write_text(json.dumps(report, indent=2) + "\n")
+        write_file(out, json.dumps(report, indent=2) + "\n", what="bench report")
     print(json.dumps(report) if args.json else format_table(report) + web_table)
     return 0
 

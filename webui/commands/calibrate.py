@@ -1,7 +1,9 @@
 """Calibrate the table: find the anchor tags in one photo and write where the camera is (a calibration file).
 
-Without --intrinsics the focal length is estimated from the anchors (best with the camera tilted 10
-degrees or more); lens distortion is only removed with --intrinsics (from tablesight calibrate-camera).
+Without --intrinsics the focal length and the lens distortion are estimated from the anchors (best with the
+camera tilted 10 degrees or more); --intrinsics (from tablesight calibrate-camera) gives the measured lens. A lens
+measured at another size of the same aspect ratio is scaled to the photo, one of another aspect ratio is set
+aside (calibration/lens_fit.py): either way one sentence says so, and the table is calibrated.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 from calibration.camera import load_camera
 from calibration.errors import CalibrationError
 from calibration.layout import default_layout, load_layout, parse_board
+from calibration.lens_fit import fit_lens
 from calibration.mount_advice import mount_advice
 from calibration.table import calibrate_table, collect_anchors, save_calibration
 from vision.tags import detect_tags, gray_frame, load_image
@@ -43,6 +46,11 @@ def run(args: argparse.Namespace) -> int:
     image = load_image(args.image)
     gray = gray_frame(image)
     h, w = gray.shape
+    fit = fit_lens(camera, (w, h)) if camera is not None else None
+    if fit is not None:
+        camera = fit.camera
+        if fit.camera is None:
+            sys.stderr.write(fit.sentence + "\n")  # set aside: calibrated as without --intrinsics
     tags = detect_tags(gray)
     anchors = collect_anchors(((t.id, t.corners_px) for t in tags), layout)
     cal = calibrate_table(anchors, layout, (w, h), camera)
@@ -54,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         source += f", ±{100 * cal.focal_rel_std:.1f} %"
     turns = ", ".join(f"{i} (turned {90 * cal.anchor_turns.get(i, 0)} deg)" for i in cal.anchors_seen)
     print(f"Calibrated {args.image} ({w}x{h}) for a {board[0]:g}x{board[1]:g} board -> {out}")
+    if fit is not None and fit.scaled:
+        print(f"  lens: {fit.sentence}")
     print(f"  anchors seen: {turns}")
     print(f"  reprojection error: {cal.residual_px:.3f} px RMS, {cal.residual_in:.4f}\" RMS on the table")
     print(f"  focal length: {f:.1f} px ({source})")

@@ -11,18 +11,19 @@ as they were. Tags that did not turn keep their values. See vision/mount_fit.py 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from pathlib import Path
 
 from calibration.errors import InputError
+from calibration.file_write import write_file
 from calibration.json_input import read_json_file
 from session.mount_calibration import Mount, offset_words, roster_mounts, samples_by_tag, with_mounts
 from session.pipeline import SMALLEST_TAG_IN
 from session.replay import load_setup, open_source
 from vision.mount_fit import MIN_TURN_DEG, MountFit, MountFitError, fit_mount, turned_deg
 from vision.positions import smallest_tag_px
-from vision.session_dir import write_json_atomic
 from vision.sources import FolderSource, FrameSource, SessionSource, VideoSource, gray_of
 from vision.tags import detect_tags
 
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         raise MountInputError(f"No roster tag turned {MIN_TURN_DEG:.0f} deg or more on the spot in {args.source}; "
                               "record each base turned about its own centre by a quarter turn or more, its tag in "
                               "view.")
-    write_json_atomic(out, with_mounts(raw, fits))
+    write_file(out, json.dumps(with_mounts(raw, fits), indent=2) + "\n", what="roster")
     kept = len(mounts) - len(fits)
     print(f"Wrote {len(fits)} measured mount{'s' if len(fits) != 1 else ''} to {out}"
           + (f"; {kept} tag{'s' if kept != 1 else ''} left as {'they were' if kept != 1 else 'it was'}." if kept

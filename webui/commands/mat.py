@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from calibration.file_write import write_file
 from calibration.layout import default_layout, load_layout, parse_board
 from session.printables import PrintableError, anchor_mat_pdf
 
@@ -22,9 +23,6 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if not out.parent.exists():
         raise PrintableError(f"Cannot write {out}: folder {out.parent} does not exist.")
-    try:
-        out.write_bytes(anchor_mat_pdf(layout, args.paper))
-    except OSError as err:
-        raise PrintableError(f"Cannot write {out} ({err.strerror or err}); check the -o path.") from None
+    write_file(out, anchor_mat_pdf(layout, args.paper), what="anchor mat")
     print(f"Wrote {len(layout.anchors)} anchors for a {board[0]:g}\" x {board[1]:g}\" board to {out}.")
     return 0

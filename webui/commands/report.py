@@ -12,8 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
+from calibration.file_write import write_file
 from session.report import gather_report
 from session.report_html import write_report
 
@@ -24,14 +27,32 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="the report's data as JSON instead of HTML")
 
 
+PROGRESS_EVERY_S = 5.0
+"""A long session's report says how far it is on the terminal this often (seconds)."""
+
+
+def _progress() -> Callable[[int, int | None], None]:
+    """Print "Replaying frame N of M (p %)" to stderr at most every PROGRESS_EVERY_S seconds."""
+    told = [time.monotonic()]
+
+    def progress(frames: int, total: int | None) -> None:
+        now = time.monotonic()
+        if now - told[0] >= PROGRESS_EVERY_S:
+            told[0] = now
+            of = f" of {total:,} ({100 * frames // total} %)" if total else ""
+            sys.stderr.write(f"Replaying frame {frames:,}{of} for the battle report...\n")
+
+    return progress
+
+
 def run(args: argparse.Namespace) -> int:
-    report = gather_report(args.session)
+    report = gather_report(args.session, progress=_progress())
     if args.json:
         text = json.dumps(report.to_json(), indent=1)
         if args.output is None:
             print(text)
         else:
-            args.output.write_text(text + "\n", encoding="utf-8")
+            write_file(args.output, text + "\n", what="report")
             sys.stderr.write(f"Wrote {args.output}\n")
         return 0
     target = args.output or Path(f"{Path(args.session).resolve().name}-report.html")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from calibration.file_write import write_file
 from session.printables import (
     BASE_HEIGHT_IN,
     CLEARANCE_IN,
@@ -48,10 +49,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if not out.parent.exists():
         raise PrintableError(f"Cannot write {out}: folder {out.parent} does not exist.")
-    try:
-        out.write_bytes(pdf)
-    except OSError as err:
-        raise PrintableError(f"Cannot write {out} ({err.strerror or err}); check the -o path.") from None
+    write_file(out, pdf, what="tag sheet")
     kind = {"flat": "flat tags", "topper": "topper cards", "rim": "rim tags"}[sheet.mount]
     print(f'Wrote {len(ids)} {kind} of {sheet.tag_in:g}" to {out}; check its ruler after printing.')
     print(f"Roster values for each: {sheet.roster_text()}")

@@ -1,5 +1,6 @@
 """The calibration wizard: capture a frame (or upload a photo), show the anchors found and missing, calibrate
-the table for a board size and report the residual; camera intrinsics from chessboard or ChArUco photos; and
+the table for a board size and report the residual; the lens (camera intrinsics) from chessboard or ChArUco photos,
+which lens is in use and forgetting it (a lens of another size is scaled or set aside: calibration/lens_fit.py); and
 "Measure tag mounts": each base turned on the spot before the live camera gives its tag's real offset
 (session/mount_calibration.py, vision/mount_fit.py), which the page saves into the roster through PUT
 /api/roster."""
@@ -19,18 +20,21 @@ from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from calibration.camera import CameraModel, load_camera
+from calibration.camera import CameraModel
 from calibration.decode import ImageTooLarge, imdecode, too_large_sentence
 from calibration.errors import CalibrationError, InputError
-from calibration.intrinsics import calibrate_charuco, calibrate_chessboard, parse_pattern
+from calibration.intrinsics import aruco_dictionary, calibrate_charuco, calibrate_chessboard, parse_pattern
 from calibration.layout import default_layout, parse_board
+from calibration.lens_fit import fit_lens, size_words
 from calibration.mount_advice import mount_advice
 from calibration.table import calibrate_table, collect_anchors
 from rules.roster import Roster
 from session.mount_calibration import live_progress, survey_fits, with_mounts
+from session.runtime import LensInUse
 from vision.mount_fit import MountSurvey
 from vision.tags import detect_tags, gray_frame
 from webui.deps import RuntimeDep, SettingsDep, page
+from webui.words import page_words
 
 router = APIRouter()
 
@@ -67,17 +71,26 @@ def decode_image(data: bytes, name: str) -> np.ndarray:
     return image
 
 
-def _camera_of(runtime: Any) -> CameraModel | None:
-    """The intrinsics to calibrate with: the camera measured last with chessboard/ChArUco photos (saved in the
-    setup folder by the camera step), else the one the current calibration was made with, if any."""
-    path = runtime.setup_dir / "camera.json"
-    if path.is_file():
+MEASURE_LENS_HERE = "measure the lens in step 2 below"
+"""How a page sentence says to measure the lens (the command line's says "tablesight calibrate-camera")."""
+UNREADABLE_LENS = ("The saved lens file cannot be read, so the table is calibrated without it; forget it and "
+                   "measure the lens again.")
 
-        return load_camera(path)
-    cal = runtime.setup.calibration
-    if cal is not None and cal.focal_source == "intrinsics":
-        return cal.camera  # type: ignore[no-any-return]
-    return None
+
+def page_sentence(text: str) -> str:
+    """A calibration sentence in the page's words: no flags, no command to run."""
+    return page_words(text).replace("measure the lens with tablesight calibrate-camera", MEASURE_LENS_HERE)
+
+
+def _lens_for(lens: LensInUse, size: tuple[int, int]) -> tuple[CameraModel | None, str]:
+    """The lens to calibrate a frame of `size` (w, h) px with (None: without one), and the sentence saying what was
+    done with it ("" when it is used as measured, or there is none)."""
+    if lens.unreadable:
+        return None, UNREADABLE_LENS
+    if lens.camera is None:
+        return None, ""
+    fit = fit_lens(lens.camera, size)
+    return fit.camera, fit.sentence
 
 
 @router.post("/api/calibration/table")
@@ -90,7 +103,11 @@ async def calibrate_table_route(
     """Calibrate from an uploaded photo, or from the newest live frame when none is sent.
 
     The decoding, the detection and the fit run on a worker thread: the live view keeps its frames meanwhile."""
-    w, d = parse_board(board)
+    try:
+        w, d = parse_board(board)
+    except CalibrationError:
+        raise UploadError(f"The board size {board.strip()[:40]} is not a width x depth in inches, both above 0; "
+                          "write it like 30x22.") from None
     if image is not None:
         data = await read_upload(image, settings.max_upload_bytes)
         name = image.filename or "The upload"
@@ -111,7 +128,8 @@ def _calibrate_table(runtime: Any, w: float, d: float,
                      pictures: Sequence[tuple[Callable[[], np.ndarray], str]]) -> dict[str, Any]:
     """Calibrate from the picture among `pictures` (newest first) whose anchors agree best: a hand over an anchor
     or a blurred frame spoils one frame of the live feed, not the next; if none calibrates, the newest's answer."""
-    tried = [_fit_table(runtime, w, d, picture, source) for picture, source in pictures]
+    lens = runtime.lens()
+    tried = [_fit_table(lens, w, d, picture, source) for picture, source in pictures]
     good = [(answer, cal) for answer, cal in tried if cal is not None]
     if not good:
         return tried[0][0]
@@ -122,9 +140,10 @@ def _calibrate_table(runtime: Any, w: float, d: float,
     return answer
 
 
-def _fit_table(runtime: Any, w: float, d: float, picture: Callable[[], np.ndarray],
+def _fit_table(lens: LensInUse, w: float, d: float, picture: Callable[[], np.ndarray],
                source: str) -> tuple[dict[str, Any], Any]:
-    """The calibration answer for one picture, and its TableCalibration (None: it does not calibrate)."""
+    """The calibration answer for one picture with `lens`, and its TableCalibration (None: it does not calibrate).
+    `lens` in the answer: what was done with the lens (scaled, set aside), or ""."""
     frame = picture()
     layout = default_layout(w, d)
     tags = detect_tags(gray_frame(frame))
@@ -142,10 +161,14 @@ def _fit_table(runtime: Any, w: float, d: float, picture: Callable[[], np.ndarra
         "ok": False,
         "message": "",
     }
+    camera, answer["lens"] = _lens_for(lens, size)
     try:
-        cal = calibrate_table(found, layout, size, _camera_of(runtime))
+        cal = calibrate_table(found, layout, size, camera)
     except CalibrationError as err:
-        answer["message"] = str(err)
+        answer["message"] = page_sentence(str(err))
+        if camera is not None and not answer["anchors_missing"]:
+            answer["lens"] = " ".join(filter(None, [answer["lens"], "If the board size is right, the lens may be "
+                                                    "wrong: forget it below and calibrate again."]))
         return answer, None
     answer.update(
         ok=True,
@@ -154,7 +177,8 @@ def _fit_table(runtime: Any, w: float, d: float, picture: Callable[[], np.ndarra
         focal_source=cal.focal_source,
         camera_height_in=round(cal.camera_height_in, 2),
         tilt_deg=round(cal.tilt_deg, 1),
-        message=cal.warning or f"Calibrated: anchor corners agree to {cal.residual_in:.3f}\" RMS.",
+        message=cal.warning_with(MEASURE_LENS_HERE) or
+        f"Calibrated: anchor corners agree to {cal.residual_in:.3f}\" RMS.",
         advice=mount_advice(cal).sentences(),
     )
     return answer, cal
@@ -191,10 +215,20 @@ async def calibrate_camera_route(
         raise HTTPException(413, f"{len(images)} photos were sent; the limit is {settings.max_uploads}.")
     kind = pattern.strip().lower()
     if kind not in ("chessboard", "charuco"):
-        raise UploadError(f'Pattern {pattern!r} is not known; choose "chessboard" or "charuco".')
-    grid = parse_pattern(size, "The pattern size")
+        raise UploadError(f"The target {pattern.strip()[:40]} is not known; choose a chessboard or a ChArUco board.")
+    try:
+        grid = parse_pattern(size, "The size")
+    except CalibrationError:
+        raise UploadError(f"The size {size.strip()[:40]} is not columns x rows; write two whole numbers from 2 to "
+                          "100, like 9x6.") from None
     if kind == "charuco" and marker_in is None:
-        raise UploadError("A ChArUco board needs marker_in, the side of its markers in inches.")
+        raise UploadError("A ChArUco board needs the side of its markers; fill in Marker, in inches.")
+    if kind == "charuco":
+        try:
+            aruco_dictionary(dictionary.strip())
+        except CalibrationError:
+            raise UploadError(f"The dictionary {dictionary.strip()[:40]} is not one OpenCV knows; write its name as "
+                              "OpenCV spells it, like DICT_4X4_1000.") from None
     photos = [(await read_upload(up, settings.max_upload_bytes), up.filename or f"Photo {i + 1}")
               for i, up in enumerate(images)]
 
@@ -210,11 +244,12 @@ async def calibrate_camera_route(
             if kind == "chessboard":
                 return calibrate_chessboard(paths, grid, square_in)
             assert marker_in is not None
-            return calibrate_charuco(paths, grid, square_in, marker_in, dictionary)
+            return calibrate_charuco(paths, grid, square_in, marker_in, dictionary.strip())
 
     fit = await run_in_threadpool(fit_camera)
     camera = fit.camera
-    runtime.save_setup_file("camera.json", camera.to_json())
+    runtime.save_lens(camera)
+    photos_used = len(fit.per_view_rms_px)
     return {
         "image_size": list(camera.image_size),
         "rms_px": round(float(camera.rms_px), 4),
@@ -222,9 +257,50 @@ async def calibrate_camera_route(
         "fy": round(float(camera.K[1, 1]), 2),
         "used": [Path(n).name.split("_", 1)[-1] for n in fit.per_view_rms_px],
         "skipped": [Path(n).name.split("_", 1)[-1] for n in fit.skipped],
-        "message": f"Camera calibrated from {len(fit.per_view_rms_px)} photos: RMS {camera.rms_px:.3f} px. "
-        "Calibrate the table again to use it.",
+        "message": f"The lens was measured from {photos_used} photo{'' if photos_used == 1 else 's'} at "
+        f"{size_words(camera.image_size)} ({camera.rms_px:.3f} px RMS); calibrate the table again to use it.",
     }
+
+
+def _lens_state(runtime: Any, lens: LensInUse) -> dict[str, Any]:
+    """Which lens the next table calibration uses, in one sentence: its size and RMS, scaled to the live camera's
+    frames or set aside for them, or that there is none. `in_use`: a lens will be used; `can_forget`: there is one."""
+    if lens.unreadable:
+        return {"in_use": False, "can_forget": True, "message": UNREADABLE_LENS}
+    if lens.camera is None:
+        return {"in_use": False, "can_forget": False, "message": "No lens is measured, so the table is calibrated "
+                "without one; measure it below for the best accuracy."}
+    cam = lens.camera
+    latest = runtime.live.latest_result
+    fit = fit_lens(cam, latest.size) if latest is not None else None
+    if fit is not None and fit.camera is None:
+        return {"in_use": False, "can_forget": True, "message": fit.sentence}
+    measured = f"{size_words(cam.image_size)}, {cam.rms_px:.2f} px RMS"
+    what = f"The lens measured at {measured}," if lens.from_file else f"The lens the table was calibrated with ({measured})"
+    scaled = f", scaled to this camera's {size_words(fit.frame_size)}" if fit is not None and fit.scaled else ""
+    return {"in_use": True, "can_forget": True, "message": f"{what} is in use{scaled}."}
+
+
+@router.get("/api/calibration/lens")
+def lens_state(runtime: RuntimeDep) -> dict[str, Any]:
+    """The lens in use (see `_lens_state`)."""
+    return _lens_state(runtime, runtime.lens())
+
+
+@router.delete("/api/calibration/lens")
+def forget_lens(runtime: RuntimeDep) -> dict[str, Any]:
+    """Forget the lens: the next table calibration is made without one. The answer is the lens state, with a
+    `forgot` sentence."""
+    was = runtime.forget_lens()
+    state = _lens_state(runtime, runtime.lens())
+    if was.camera is not None:
+        state["forgot"] = (f"Forgot the lens measured at {size_words(was.camera.image_size)}: the next table "
+                           "calibration is made without it.")
+    elif was.unreadable:
+        state["forgot"] = "Forgot the saved lens file: the next table calibration is made without a lens."
+    else:
+        state["forgot"] = "There was no lens to forget; the table is calibrated without one."
+    return state
 
 
 # ---------------------------------------------------------------------------------------------- tag mounts

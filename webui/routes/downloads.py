@@ -1,4 +1,4 @@
-"""Downloads: the printable tag sheet (for a mount) and anchor mat (PDF), and the current setup files (JSON)."""
+"""Downloads: the printable tag sheet (for a mount), anchor mat and hex map (PDF), and the current setup files (JSON)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import Response
 
 from calibration.layout import default_layout, parse_board
+from session.hex_map_print import MapError, hex_map_pdf, plan_map, table_map_board
 from session.printables import anchor_mat_pdf, mount_sheet_pdf, parse_ids, plan_sheet
 from webui.deps import RuntimeDep
 
@@ -56,6 +57,33 @@ def mat_pdf(board: str = Query("30x22", max_length=20), paper: str = Query("lett
     """The four anchor tags for a board of W x D inches."""
     w, d = parse_board(board)
     return _pdf(anchor_mat_pdf(default_layout(w, d), paper=paper), f"anchors-{w:g}x{d:g}.pdf")
+
+
+@router.get("/download/map.pdf")
+def map_pdf(
+    runtime: RuntimeDep,
+    board: str | None = Query(None, max_length=20),
+    paper: str = Query("letter", pattern="^(letter|a4)$"),
+) -> Response:
+    """The hex board of the game on the table at exact scale over several pages (`tablesight map`), its anchors
+    those of `board` (W x D inches), else of the calibrated table when the board fits it, else of the smallest
+    play area that holds it; 400 with a sentence for a game on an open table."""
+    s = runtime.setup
+    with s.lock:
+        game = s.game or (s.roster.game if s.roster is not None else None)
+        roster = s.roster.to_json() if s.roster is not None else None
+        game_setup = dict(s.game_setup) if s.game_setup else None
+        calibrated = tuple(s.calibration.board_in) if s.calibration is not None else None
+    mb = table_map_board(game, roster, game_setup)
+    if board:
+        plan = plan_map(mb, paper, parse_board(board))
+    else:
+        try:
+            plan = plan_map(mb, paper, (float(calibrated[0]), float(calibrated[1])) if calibrated else None)
+        except MapError:  # the board does not fit the calibrated table: the map says which play area it needs
+            plan = plan_map(mb, paper)
+    w, d = plan.play_area
+    return _pdf(hex_map_pdf(plan), f"map-{w:g}x{d:g}.pdf")
 
 
 @router.get("/download/{what}.json")

@@ -3,17 +3,17 @@ events, and play / pause / step / speed / seek. A session is played through the 
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, WebSocket
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.errors import InputError
 from rules.engine import RulesInputError, find_game
 from session.ask import ask_about
-from session.report import gather_report
-from session.report_html import render_report
+from session.report_jobs import ReportJobs
 from session.session_list import listed_sessions
 from webui.deps import RuntimeDep, page
 from webui.routes.live import Question, Selection
@@ -62,11 +62,39 @@ def replay_info(name: str, runtime: RuntimeDep) -> dict[str, Any]:
     return {"name": name, "game": setup.game, **loop.status().to_json(), "timeline": runtime.timeline(name).snapshot()}
 
 
+WAIT_STEP_S = 0.25
+"""How often a request holding on for a report looks whether it is made, or its client gone (seconds)."""
+
+
+@router.get("/api/replay/{name}/report/progress")
+def replay_report_progress(name: str, request: Request, runtime: RuntimeDep) -> dict[str, Any]:
+    """Start session `name`'s battle report if it is not made or being made, and say how far it is: the page asks
+    every second while it shows the progress; a report nobody asks about for a while stops (session/report_jobs.py)."""
+    jobs: ReportJobs = request.app.state.report_jobs
+    return jobs.ask(name, runtime.session_path(name)).to_json()
+
+
 @router.get("/api/replay/{name}/report.html")
-def replay_report(name: str, runtime: RuntimeDep) -> Response:
-    """The session's battle report (what `tablesight report` writes), as a file to save."""
-    html = render_report(gather_report(runtime.session_path(name)))
-    return Response(html, media_type="text/html; charset=utf-8",
+async def replay_report(name: str, request: Request, runtime: RuntimeDep) -> Response:
+    """The session's battle report (what `tablesight report` writes), as a file to save: made in the background
+    (or kept from before) while this request holds on; a client that hangs up stops it unless others wait."""
+    jobs: ReportJobs = request.app.state.report_jobs
+    job = jobs.ask(name, runtime.session_path(name), waiting=True)
+    try:
+        while job.state == "making":
+            if await request.is_disconnected():
+                return Response(status_code=499)
+            await asyncio.sleep(WAIT_STEP_S)
+            jobs.wait(job, 0)  # still asking
+    finally:
+        jobs.wait(job, -1)
+    if job.state == "failed":
+        if job.status == 2:
+            raise InputError(job.error)
+        return JSONResponse({"detail": job.error}, status_code=500)  # said once, by the job, not as a traceback
+    if job.state != "made":
+        raise InputError(f"The battle report of {name} was stopped; ask for it again.")
+    return Response(job.html, media_type="text/html; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}-report.html"'})
 
 

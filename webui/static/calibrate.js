@@ -1,4 +1,5 @@
-// The calibration wizard: capture (or upload), anchors found and missing, the residual; camera intrinsics.
+// The calibration wizard: capture (or upload), anchors found and missing, the residual; the lens (camera
+// intrinsics): measured from photos, which one is in use, forgotten.
 // The forms are sent by fetch with X-Tablesight: 1 (the server refuses a change without it).
 const shot = document.getElementById("shot");
 const caption = document.getElementById("shot-caption");
@@ -45,13 +46,15 @@ document.getElementById("table-form").addEventListener("submit", async (ev) => {
   const residual = document.getElementById("residual");
   const msg = document.getElementById("cal-message");
   const anchors = document.getElementById("anchors");
+  const lensNote = document.getElementById("lens-note");
   residual.textContent = ""; residual.className = ""; msg.textContent = "Working…"; msg.className = "muted";
-  document.getElementById("cal-advice").textContent = "";
+  document.getElementById("cal-advice").textContent = ""; lensNote.textContent = "";
   try {
     const bitmapPromise = loadPicture(file);
     const a = await send("/api/calibration/table", form);
     drawShot(await bitmapPromise, a);
-    caption.textContent = `${a.source}: ${a.image_size[0]}×${a.image_size[1]} px`;
+    const source = a.source.charAt(0).toUpperCase() + a.source.slice(1);
+    caption.textContent = `${source}: ${a.image_size[0]}×${a.image_size[1]} px`;
     anchors.innerHTML = "";
     for (const id of a.anchors_expected) {
       const span = document.createElement("span");
@@ -72,7 +75,9 @@ document.getElementById("table-form").addEventListener("submit", async (ev) => {
     }
     msg.textContent = a.message;
     msg.className = a.ok ? "ok" : "bad";
+    lensNote.textContent = a.lens || "";
     document.getElementById("cal-advice").textContent = (a.advice || []).join(" ");
+    showLens();
   } catch (err) {
     anchors.innerHTML = "";
     msg.textContent = err.message;
@@ -80,18 +85,62 @@ document.getElementById("table-form").addEventListener("submit", async (ev) => {
   }
 });
 
+// The marker side and the dictionary are a ChArUco board's only: shown when it is the target.
+const pattern = document.getElementById("pattern");
+function showCharucoFields() {
+  const charuco = pattern.value === "charuco";
+  for (const id of ["marker", "dictionary"]) {
+    document.getElementById(id).hidden = !charuco;
+    document.querySelector(`label[for=${id}]`).hidden = !charuco;
+  }
+}
+pattern.addEventListener("change", showCharucoFields);
+showCharucoFields();
+
 document.getElementById("camera-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const out = document.getElementById("camera-result");
   const form = new FormData(ev.target);
-  if (!document.getElementById("marker").value) form.delete("marker_in");
+  if (!document.getElementById("marker").value || pattern.value !== "charuco") form.delete("marker_in");
   out.textContent = "Working…";
   try {
     const r = await send("/api/calibration/camera", form);
-    out.textContent = `${r.message} fx ${r.fx}, ${r.used.length} photos used${r.skipped.length ? ", skipped: " + r.skipped.join(", ") : ""}.`;
+    const skipped = r.skipped.length ? ` No board was found in ${r.skipped.join(", ")}.` : "";
+    out.textContent = `${r.message}${skipped}`;
     out.className = "ok";
+    showLens();
   } catch (err) { out.textContent = err.message; out.className = "bad"; }
 });
+
+// The lens in use (measured here, or the one the table was calibrated with), and forgetting it.
+const lensState = document.getElementById("lens-state");
+const lensResult = document.getElementById("lens-result");
+const forgetLens = document.getElementById("forget-lens");
+
+function drawLens(state) {
+  lensState.textContent = state.message;
+  lensState.className = state.in_use ? "ok" : "muted";
+  lensState.dataset.inUse = String(state.in_use);
+  forgetLens.disabled = !state.can_forget;
+  forgetLens.hidden = !state.can_forget;  // nothing to forget: no button
+}
+
+async function showLens() {
+  try { drawLens(await sendJson("/api/calibration/lens", "GET")); } catch (err) {
+    lensState.textContent = err.message; lensState.className = "bad";
+  }
+}
+
+forgetLens.addEventListener("click", async () => {
+  lensResult.textContent = "Forgetting…"; lensResult.className = "muted";
+  try {
+    const state = await sendJson("/api/calibration/lens", "DELETE");
+    drawLens(state);
+    lensResult.textContent = state.forgot; lensResult.className = "ok";
+  } catch (err) { lensResult.textContent = err.message; lensResult.className = "bad"; }
+});
+
+showLens();
 
 // Step 3, tag mounts: while measuring, each look adds the newest live frame on the server and shows every roster
 // tag's turn; Save asks the server for the roster with the measured mounts in, then saves it as the Roster page does.
@@ -116,7 +165,7 @@ async function sendJson(path, method = "POST", body = undefined) {
   return data;
 }
 
-const fmt = (p) => `[${p[0].toFixed(3)}, ${p[1].toFixed(3)}]`;
+const fmt = (p) => `${p[0].toFixed(3)}", ${p[1].toFixed(3)}"`;  // inches along the tag's own right and up
 
 function showMounts(answer) {
   mountsBody.innerHTML = "";
@@ -142,7 +191,7 @@ function showMounts(answer) {
     mountsBody.append(tr);
   }
   mountsSave.disabled = !answer.ready;
-  mountsStatus.textContent = answer.status || `${answer.ready} of ${answer.mounts.length} tags measured; turn each base ${answer.min_turn_deg}° or more.`;
+  mountsStatus.textContent = answer.status || `${answer.ready} of ${answer.mounts.length} tag${answer.mounts.length === 1 ? "" : "s"} measured; turn each base ${answer.min_turn_deg}° or more.`;
   mountsStatus.className = answer.status ? "bad" : "muted";
 }
 

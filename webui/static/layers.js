@@ -1,8 +1,9 @@
 // What a player chooses to see on the camera and the board: layers switched on and off (kept in this browser),
 // the selected unit in focus (the other units' rings faint and unlabelled), and a legend of what each colour means.
-import { STYLE } from "/static/overlay.js";
+import { STYLE, GRID_TERRAIN, GRID_LEVEL, GRID_WALL } from "/static/overlay.js";
 
 export const PLAYER_LAYERS = [
+  ["grid", "Hex grid"],
   ["names", "Unit names"],
   ["rings", "Rings and zones of control"],
   ["answers", "Answers and lines"],
@@ -39,6 +40,14 @@ export const LEGEND = [
   ["too-close", "too close to call"],
 ];
 
+// The hex grid's legend: one entry for each kind of cell or edge (session/board_grid.py's "kinds"), shown only
+// for the kinds on the board being played.
+const GRID_LEGEND = [
+  ...Object.entries(GRID_TERRAIN).map(([kind, t]) => [kind, { fill: t.fill }, t.words]),
+  ["elevation", { fill: GRID_LEVEL.fill }, GRID_LEVEL.words],
+  ["wall", { wall: GRID_WALL.stroke }, GRID_WALL.words],
+];
+
 const KEY = "tablesight.layers.off";
 
 function layerOfStyle(style) { return STYLE_LAYER[style] || null; }
@@ -46,6 +55,8 @@ function layerOfStyle(style) { return STYLE_LAYER[style] || null; }
 // The layer bar and legend in `container`; onChange() redraws. Returns the filters the table view applies.
 export function startLayers(container, onChange) {
   const legendItems = new Map();
+  const gridItems = new Map();
+  let gridToggle = null;
   let off;
   try { off = new Set(JSON.parse(localStorage.getItem(KEY) || "[]")); } catch (e) { off = new Set(); }
   if (container) {
@@ -55,6 +66,7 @@ export function startLayers(container, onChange) {
     bar.append("Show: ");
     for (const [key, words] of PLAYER_LAYERS) {
       const label = document.createElement("label");
+      if (key === "grid") { label.hidden = true; gridToggle = label; }  // shown on a hex board only
       const box = document.createElement("input");
       box.type = "checkbox"; box.checked = !off.has(key); box.dataset.layer = key;
       box.addEventListener("change", () => {
@@ -84,6 +96,18 @@ export function startLayers(container, onChange) {
       sw.style.background = st.fill || "transparent";
       if (st.dash) sw.style.borderStyle = "dashed";
       item.append(sw, words);
+      legend.append(item);
+    }
+    for (const [kind, swatch, words] of GRID_LEGEND) {
+      const item = document.createElement("span");
+      item.className = "legend-item grid-kind";
+      item.dataset.grid = kind;
+      item.hidden = true;
+      const sw = document.createElement("i");
+      if (swatch.fill) { sw.style.background = swatch.fill; sw.style.borderColor = "rgba(0,0,0,0.5)"; }
+      else { sw.style.borderColor = swatch.wall; sw.style.borderWidth = "0 0 4px 0"; }
+      item.append(sw, words);
+      gridItems.set(kind, item);
       legend.append(item);
     }
     container.append(bar, legend);
@@ -125,6 +149,15 @@ export function startLayers(container, onChange) {
       return out;
     },
     names() { return !off.has("names"); },
+    // The hex grid as this player wants it: the grid, or null with the "Hex grid" layer off.
+    grid(g) { return g && !off.has("grid") ? g : null; },
+    // The board being played changed: the "Hex grid" switch is offered on a hex board only, and the legend
+    // names the kinds of cells on this board, no others.
+    board(g) {
+      const kinds = new Set((g && g.kinds) || []);
+      if (gridToggle) gridToggle.hidden = !(g && g.cells && g.cells.length);
+      for (const [kind, item] of gridItems) item.hidden = !kinds.has(kind);
+    },
     // The styles of the shapes drawn: their legend entries are shown from then on.
     seen(shapes) {
       for (const s of shapes) {

@@ -1,6 +1,8 @@
 // The live table page.
 import { startTableView, eventClass, named } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
+import { startRollCall } from "/static/roll_call.js";
+import { counted } from "/static/words.js";
 
 const REFRESH_MS = 2000;
 const GROUP_FOLD = 8;
@@ -40,10 +42,11 @@ function startRecordingNote() {
 export async function startLive({ wsPath }) {
   const declare = startDeclare();
   const recording = startRecordingNote();
+  const rollCall = startRollCall();
   startTableView({
     wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events",
     declarePath: "/api/live/declare",
-    onFrame(msg) { if (msg) { noteDrawn(msg); declare.frame(msg); recording(msg.status); } },
+    onFrame(msg) { if (msg) { noteDrawn(msg); declare.frame(msg); recording(msg.status); rollCall(msg); } },
   });
   const select = document.getElementById("game");
   const info = document.getElementById("roster-info");
@@ -56,7 +59,8 @@ export async function startLive({ wsPath }) {
     select.append(o);
   }
   if (!setup.game) { const o = document.createElement("option"); o.value = ""; o.textContent = "(no game: measuring only)"; o.selected = true; select.prepend(o); }
-  info.textContent = setup.roster ? `Roster: ${setup.roster.units.length} units for ${titles[setup.roster.game] || setup.roster.game}` : "No roster yet";
+  info.textContent = setup.roster ? `Roster: ${counted(setup.roster.units.length, "unit")} for ${titles[setup.roster.game] || setup.roster.game}` : "No roster yet";
+  document.getElementById("new-game-link").hidden = Boolean(setup.roster);  // no roster: the new-game page is the way in
   let ruled = select.value;
   select.addEventListener("change", async () => {
     if (ruled && !confirm(`Rule ${select.options[select.selectedIndex].textContent} instead? The game in progress ends and a new one starts.`)) {

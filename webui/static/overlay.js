@@ -221,7 +221,8 @@ function fitCanvas(canvas, width, height) {
 
 // The camera canvas: the frame's picture, then every pixel shape. Returns the number of shapes drawn.
 // opts: transparent (no picture: for a stream overlay), layers (a Set: only those layers; "labels" off drops
-// the shapes' words), scale (line widths and text larger, e.g. 1.6 to read across a room).
+// the shapes' words), scale (line widths and text larger, e.g. 1.6 to read across a room), grid (a hex board's
+// grid to draw under the shapes; its counts go to data-grid-cells, -edges and -units).
 // The canvas holds only the pixels the screen shows (its CSS width x devicePixelRatio, at most the image's):
 // a 4K frame drawn at its own size would cost the browser 8 million pixels a frame to paint and then shrink.
 // Shapes come in image px and are drawn through a scale (see imagePoint for a click's way back).
@@ -238,6 +239,9 @@ export function drawCamera(canvas, bitmap, msg, extraShapes = [], opts = {}) {
   ctx.setTransform(w / size[0], 0, 0, h / size[1], 0, 0);
   const k = Math.max(1, size[0] / 1280) * (opts.scale || 1);
   let n = 0;
+  // the hex grid under every shape (opts.grid: session/board_grid.py's, or null for none)
+  const grid = drawGridCamera(ctx, opts.grid || null, msg ? msg.units : [], k);
+  noteGrid(canvas, grid);
   const shapes = opts.shapes || (msg && msg.image_shapes) || [];
   const layers = opts.layers || null;
   const keep = (s) => !layers || layers.has(layerOf(s));
@@ -260,6 +264,225 @@ export function imagePoint(canvas, clientX, clientY) {
   const r = canvas.getBoundingClientRect();
   const w = Number(canvas.dataset.imageWidth) || canvas.width, h = Number(canvas.dataset.imageHeight) || canvas.height;
   return [((clientX - r.left) * w) / r.width, ((clientY - r.top) * h) / r.height];
+}
+
+// ---- the hex grid (session/board_grid.py) --------------------------------------------------------------
+// A hex game's board, fetched once for each change of game, board or calibration: every cell outlined and
+// filled by its terrain (a raised cell darker by its level, the level written on it), walls thick on their
+// edges, and each unit's cell outlined in its owner's colour. On the camera picture the same cells, projected by
+// the server, are translucent so that the figures stay visible.
+
+export const GRID_TERRAIN = {
+  "sea": { fill: "#2f6db3", words: "sea" },
+  "land": { fill: "#8a8a4e", words: "land" },
+  "mountain": { fill: "#8d8d92", words: "mountain" },
+  "water": { fill: "#8fd0f0", words: "water" },
+};
+export const GRID_LEVEL = { fill: "#5a5a32", words: "hill or height (its level written)" };
+export const GRID_WALL = { stroke: "#3b2412", words: "wall" };
+const GRID_CAMERA_ALPHA = 0.3;
+const CELL_NAMES_FROM_PX = 22;
+// The board writes each cell's name ("-5,0") once a cell is this many screen px centre to corner (smaller, the
+// words could not be read; the board's tooltip still names the cell under the pointer).
+const LEVEL_DARKER = 0.14;
+// Each level above the table makes a cell's colour this much darker (at most 4 levels' worth).
+
+function shade(hex, level) {
+  const k = 1 - LEVEL_DARKER * Math.min(4, Math.max(0, level || 0));
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex);
+  if (!m) return hex;
+  const c = [m[1], m[2], m[3]].map((v) => Math.round(parseInt(v, 16) * k));
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+
+export function gridFill(cell) {
+  return shade((GRID_TERRAIN[cell.terrain] || GRID_TERRAIN.land).fill, cell.elevation);
+}
+
+// The grid's cells by their centres (inches and image px), worked out once for each grid fetched.
+function gridIndex(grid) {
+  if (grid._index) return grid._index;
+  const mean = (pts) => pts.reduce((a, p) => [a[0] + p[0] / pts.length, a[1] + p[1] / pts.length], [0, 0]);
+  const size = (grid.layout && grid.layout.size_in) || 1;
+  grid._index = {
+    size,
+    centres: grid.cells.map((c) => mean(c.in)),
+    pxCentres: grid.cells.map((c) => (c.px && c.px.length ? mean(c.px) : null)),
+  };
+  return grid._index;
+}
+
+// The index of the cell a table point (inches) lies in, or -1 off the board: in a hex grid the nearest cell
+// centre is the cell's own.
+export function cellAt(grid, x, y) {
+  if (!grid || !grid.cells || !grid.cells.length) return -1;
+  const ix = gridIndex(grid);
+  let best = -1, bestD = Infinity;
+  ix.centres.forEach(([cx, cy], i) => { const d = Math.hypot(cx - x, cy - y); if (d < bestD) { bestD = d; best = i; } });
+  return bestD <= ix.size ? best : -1;
+}
+
+// The units standing on a cell of the board: [{cell index, colour}] (a unit off the board is left out).
+function unitCells(grid, units) {
+  const out = [];
+  for (const u of units || []) {
+    const i = cellAt(grid, u.x, u.y);
+    if (i >= 0) out.push({ i, colour: u.colour || "#ffffff" });
+  }
+  return out;
+}
+
+// The grid's cells, levels and walls drawn once into a picture of the canvas's own pixel size, then laid on each
+// frame in one stroke (drawing 91 translucent cells every frame cost the browser ~2 ms a frame). `slot` keeps the
+// camera's and the board's pictures apart; `key` says what they were drawn for (size, scale, view).
+function gridLayer(grid, slot, key, ctx, draw) {
+  const w = ctx.canvas.width, h = ctx.canvas.height;
+  const kept = grid[slot];
+  if (kept && kept.key === key && kept.canvas.width === w && kept.canvas.height === h) return kept.canvas;
+  const canvas = document.createElement("canvas");
+  canvas.width = w;
+  canvas.height = h;
+  const layer = canvas.getContext("2d");
+  layer.setTransform(ctx.getTransform());
+  draw(layer);
+  grid[slot] = { key, canvas };
+  return canvas;
+}
+
+function layDown(ctx, picture) {
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.drawImage(picture, 0, 0);
+  ctx.restore();
+}
+
+// Draws the grid on the top-down board; returns {cells, edges, units} drawn.
+export function drawGridBoard(ctx, view, grid, units) {
+  if (!grid || !grid.cells || !grid.cells.length) return { cells: 0, edges: 0, units: 0 };
+  const ix = gridIndex(grid);
+  const cellPx = ix.size * view.scale;
+  const t = ctx.getTransform();
+  const key = [view.scale, view.width, view.height, view.w, view.d, t.a, t.d].join(" ");
+  layDown(ctx, gridLayer(grid, "_boardLayer", key, ctx, (g) => {
+    for (const c of grid.cells) {
+      path(g, c.in.map(([x, y]) => view.toPx(x, y)), true);
+      g.fillStyle = gridFill(c);
+      g.fill();
+      g.lineWidth = 1;
+      g.strokeStyle = "rgba(20,20,20,0.55)";
+      g.stroke();
+    }
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    g.font = `700 ${Math.max(9, Math.round(cellPx * 0.5))}px system-ui, sans-serif`;
+    g.fillStyle = "rgba(255,255,255,0.85)";
+    grid.cells.forEach((c, i) => {
+      const [px, py] = view.toPx(...ix.centres[i]);
+      if (c.elevation) g.fillText(`▲${c.elevation}`, px, py - cellPx * 0.15);
+    });
+    if (cellPx * t.a >= CELL_NAMES_FROM_PX) {  // each cell's name as the Declare buttons say it ("hex [-5, 0]")
+      g.font = `500 ${Math.round(cellPx * 0.32)}px system-ui, sans-serif`;
+      grid.cells.forEach((c, i) => {
+        const [px, py] = view.toPx(...ix.centres[i]);
+        g.fillStyle = c.terrain === "water" ? "rgba(0,0,0,0.6)" : "rgba(255,255,255,0.6)";
+        g.fillText(`${c.hex[0]},${c.hex[1]}`, px, py + cellPx * (c.elevation ? 0.4 : 0.3));
+      });
+    }
+    g.lineCap = "round";
+    g.lineWidth = Math.max(5, cellPx * 0.24);
+    g.strokeStyle = GRID_WALL.stroke;
+    for (const e of grid.edges || []) {
+      const [a, b] = e.in.map(([x, y]) => view.toPx(x, y));
+      g.beginPath(); g.moveTo(a[0], a[1]); g.lineTo(b[0], b[1]); g.stroke();
+    }
+  }));
+  ctx.setLineDash([]);
+  const mine = unitCells(grid, units);
+  ctx.lineWidth = 3;
+  for (const { i, colour } of mine) {
+    path(ctx, grid.cells[i].in.map(([x, y]) => view.toPx(x, y)), true);
+    ctx.strokeStyle = colour;
+    ctx.stroke();
+  }
+  return { cells: grid.cells.length, edges: (grid.edges || []).length, units: mine.length };
+}
+
+// Path2D outlines of the projected cells, one for each fill colour, made once for each grid fetched.
+function gridPaths(grid) {
+  if (grid._paths) return grid._paths;
+  const fills = new Map();
+  const all = new Path2D();
+  for (const c of grid.cells) {
+    if (!c.px || !c.px.length) continue;
+    const one = new Path2D();
+    c.px.forEach((p, i) => (i ? one.lineTo(p[0], p[1]) : one.moveTo(p[0], p[1])));
+    one.closePath();
+    const fill = gridFill(c);
+    if (!fills.has(fill)) fills.set(fill, new Path2D());
+    fills.get(fill).addPath(one);
+    all.addPath(one);
+  }
+  const walls = new Path2D();
+  for (const e of grid.edges || []) {
+    if (!e.px || !e.px.length) continue;
+    e.px.forEach((p, i) => (i ? walls.lineTo(p[0], p[1]) : walls.moveTo(p[0], p[1])));
+  }
+  grid._paths = { fills, all, walls, drawn: grid.cells.filter((c) => c.px && c.px.length).length };
+  return grid._paths;
+}
+
+// Draws the projected grid over the camera picture (image px; `k` scales line widths); returns the counts.
+function drawGridCamera(ctx, grid, units, k) {
+  if (!grid || !grid.cells || !grid.cells.length) return { cells: 0, edges: 0, units: 0 };
+  const paths = gridPaths(grid);
+  if (!paths.drawn) return { cells: 0, edges: 0, units: 0 };
+  const ix = gridIndex(grid);
+  const edges = (grid.edges || []).filter((e) => e.px && e.px.length).length;
+  const t = ctx.getTransform();
+  layDown(ctx, gridLayer(grid, "_cameraLayer", [k, t.a, t.d].join(" "), ctx, (g) => {
+    g.globalAlpha = GRID_CAMERA_ALPHA;
+    for (const [fill, p] of paths.fills) { g.fillStyle = fill; g.fill(p); }
+    g.globalAlpha = 1;
+    g.lineWidth = 1.2 * k;
+    g.strokeStyle = "rgba(255,255,255,0.55)";
+    g.stroke(paths.all);
+    if (edges) {
+      g.lineCap = "round";
+      g.lineWidth = 6 * k;
+      g.strokeStyle = GRID_WALL.stroke;
+      g.stroke(paths.walls);
+    }
+    g.font = `700 ${Math.round(13 * k)}px system-ui, sans-serif`;
+    g.textAlign = "center";
+    g.textBaseline = "middle";
+    grid.cells.forEach((c, i) => {
+      const at = ix.pxCentres[i];
+      if (!c.elevation || !at) return;
+      g.fillStyle = "rgba(0,0,0,0.55)";
+      g.fillText(`▲${c.elevation}`, at[0] + k, at[1] + k);
+      g.fillStyle = "#ffffff";
+      g.fillText(`▲${c.elevation}`, at[0], at[1]);
+    });
+  }));
+  ctx.setLineDash([]);
+  const mine = unitCells(grid, units).filter(({ i }) => grid.cells[i].px && grid.cells[i].px.length);
+  ctx.lineWidth = 3 * k;
+  for (const { i, colour } of mine) {
+    path(ctx, grid.cells[i].px, true);
+    ctx.strokeStyle = colour;
+    ctx.stroke();
+  }
+  return { cells: paths.drawn, edges, units: mine.length };
+}
+
+function noteGrid(canvas, counts) {
+  const text = `${counts.cells} ${counts.edges} ${counts.units}`;
+  if (canvas.dataset.grid !== text) {  // an attribute written restyles the page: only when it changed
+    canvas.dataset.grid = text;
+    canvas.dataset.gridCells = String(counts.cells);
+    canvas.dataset.gridEdges = String(counts.edges);
+    canvas.dataset.gridUnits = String(counts.units);
+  }
 }
 
 // ---- the top-down board -------------------------------------------------------------------------------
@@ -369,7 +592,8 @@ function drawInchShape(ctx, view, ov) {
   return 1;
 }
 
-// The board canvas: terrain, overlays in inches, the bases coloured by owner. Returns the shapes drawn.
+// The board canvas: a hex game's grid (opts.grid), terrain, overlays in inches, the bases coloured by owner.
+// Returns the shapes drawn (the grid's cells are counted apart, in data-grid-cells).
 // Drawn in the page's layout size through a scale: the canvas holds only the pixels the screen shows (its CSS
 // width x devicePixelRatio), the words and lines keep their size relative to the board.
 export function drawBoard(canvas, msg, terrain, extraOverlays = [], opts = {}) {
@@ -381,6 +605,8 @@ export function drawBoard(canvas, msg, terrain, extraOverlays = [], opts = {}) {
   ctx.setTransform(w / width, 0, 0, h / height, 0, 0);
   const view = boardView(canvas, msg && msg.board && msg.board.w ? msg.board : null);
   drawBoardBase(ctx, view);
+  const grid = drawGridBoard(ctx, view, opts.grid || null, (msg && msg.units) || []);
+  noteGrid(canvas, grid);
   ctx.pendingLabels = [];
   let n = drawTerrainPieces(ctx, view, terrain);
   const overlays = [...(opts.overlays || (msg && msg.overlays) || []), ...extraOverlays];

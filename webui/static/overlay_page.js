@@ -5,10 +5,10 @@ import { drawCamera } from "/static/overlay.js";
 
 const NEWSWORTHY = new Set(["illegal", "too close to call"]);
 
-// "Unit 14 attacks unit 17" -> "Bjorn attacks Sigrid", from the units in the frame message.
+// "Unit 14 attacks tag 17" -> "Bjorn attacks Sigrid", from the units in the frame message.
 export function withNames(text, units) {
   const names = new Map((units || []).map((u) => [u.tag, u.name]));
-  return String(text || "").replace(/\b([Uu])nit (\d+)\b/g, (m, _u, id) => names.get(Number(id)) || m);
+  return String(text || "").replace(/\b([Uu]nit|[Tt]ag) (\d+)\b/g, (m, _u, id) => names.get(Number(id)) || m);
 }
 
 export function startOverlay({ wsPath, camera, layers, scale, seconds }) {

@@ -1,6 +1,8 @@
 // The replay page: the same table view, plus a timeline with the events marked, play/pause, speed, seek.
 import { startTableView, eventClass } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
+import { startRollCall } from "/static/roll_call.js";
+import { counted } from "/static/words.js";
 
 const SEEK_SLACK = 30;
 // Frames past a sought frame that still count as having arrived there (a playing replay may skip a few).
@@ -14,6 +16,7 @@ export function startReplay({ wsPath, name }) {
   const stateEl = document.getElementById("timeline-state");
   let playing = false, dragging = false, timeline = null, frames = 0, sought = null;
 
+  const rollCall = startRollCall();
   const control = (body) => api(`${base}/control`, body).catch((err) => banner(err.message, "bad"));
 
   startTableView({
@@ -22,6 +25,7 @@ export function startReplay({ wsPath, name }) {
     askPath: `${base}/ask`,
     onFrame(msg, status) {
       if (msg) {
+        rollCall(msg);
         // a seek is shown as under way until its frame arrives: the slider never jumps back meanwhile
         if (sought !== null && msg.frame_index >= sought && msg.frame_index <= sought + SEEK_SLACK) { sought = null; seekNote(""); }
         if (!dragging && sought === null) seek.value = String(msg.frame_index);
@@ -92,7 +96,7 @@ export function startReplay({ wsPath, name }) {
       frames = info.frames || info.timeline.frames || 0;
       seek.max = String(Math.max(0, frames - 1));
       timeline = info.timeline;
-      stateEl.textContent = timeline.complete ? `${timeline.events.length} events` : timeline.error ? timeline.error : `scanning ${timeline.scanned}/${timeline.frames}…`;
+      stateEl.textContent = timeline.complete ? counted(timeline.events.length, "event") : timeline.error ? timeline.error : `Scanning frame ${timeline.scanned} of ${timeline.frames}…`;
       drawMarks();
       if (!timeline.complete && !timeline.error) setTimeout(poll, 1000);
     } catch (err) { banner(err.message, "bad"); }

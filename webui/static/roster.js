@@ -126,6 +126,19 @@ document.getElementById("rsave").addEventListener("click", () => save(false));
   // the game the table rules (a recorded session's own, or --game), which a save keeps; else the roster's
   if (setup.game) sel.value = setup.game;
   else if (!sel.value) sel.value = setup.games[0] || "";
+  let shown = sel.value;
+  // another game chosen: a hex game brings its standard board (a board of the game before would not do), an open
+  // table drops a hex board; its other settings are the roster's own (the new-game page, /setup, sets them all)
+  sel.addEventListener("change", async () => {
+    if (sel.value === shown) return;
+    shown = sel.value;
+    let games;
+    try { games = (await api("/api/setup/games")).games; } catch (err) { fail(err); return; }
+    const g = games.find((x) => x.name === sel.value);
+    const hexBoard = extra.board && typeof extra.board === "object" && ("layout" in extra.board || "cells" in extra.board);
+    if (g && g.board === "hex" && g.boards.length) extra.board = JSON.parse(JSON.stringify(g.boards[0].board));
+    else if (g && g.board !== "hex" && hexBoard) delete extra.board;
+  });
 })();
 
 // The tag sheet's mount shows only its own fields (pin height for a topper, feet clearance for a rim tag); a

@@ -1,6 +1,7 @@
-import { drawCamera, drawBoard, boardView, imagePoint, layoutSize, unitAtPixel, unitAtInches } from "/static/overlay.js";
+import { drawCamera, drawBoard, boardView, imagePoint, layoutSize, unitAtPixel, unitAtInches, cellAt } from "/static/overlay.js";
 import { connectFeed, api, banner } from "/static/feed.js";
 import { startLayers } from "/static/layers.js";
+import { counted, sentence } from "/static/words.js";
 
 /* A ± in inches: three decimals under 0.005" so a real, small ± never reads 0.00. */
 function fmtPm(pm) {
@@ -44,13 +45,16 @@ export function named(text) {
   return String(text ?? "").replace(/\b([Uu]nit|[Tt]ag) (\d+)\b/g, (m, _w, n) => (UNITS.has(Number(n)) ? nameOf(n) : m));
 }
 
-function describeEvent(e) {
+export function describeEvent(e) {
   if (e.type === "move") return `${nameOf(e.tag)} moved ${Number(e.length_in).toFixed(2)}" ± ${fmtPm(e.pm_in)}"`;
   if (e.type === "placed") return `${nameOf(e.tag)} is on the table`;
   if (e.type === "lost" || e.type === "removed") return `${nameOf(e.tag)} left the table`;
-  if (e.type === "verdict") return `${e.event === "declared" ? "declared, " : ""}${e.outcome}: ${named(e.message)}`;
-  if (e.message) return `${e.type}: ${named(e.message)}`;
-  return `${e.type.replace(/_/g, " ")}${e.tag !== undefined ? " " + nameOf(e.tag) : ""}`;
+  if (e.type === "verdict") return sentence(`${e.event === "declared" ? "declared, " : ""}${e.outcome}: ${named(e.message)}`);
+  if (e.type === "unknown_tag") return `A tag ${e.tag} that is in no roster is on the table: add it to the roster, or take it away`;
+  if (e.type === "duplicate_tag") return `Two bases show tag ${e.tag}${UNITS.has(Number(e.tag)) ? ` (${nameOf(e.tag)})` : ""}: give each base a tag of its own`;
+  if (e.type === "camera_moved") return `The camera moved (the anchors shifted ${Number(e.anchor_shift_px).toFixed(1)} px): its place was worked out again`;
+  if (e.message) return sentence(`${e.type.replace(/_/g, " ")}: ${named(e.message)}`);
+  return sentence(`${e.type.replace(/_/g, " ")}${e.tag !== undefined ? " " + nameOf(e.tag) : ""}`);
 }
 
 // The to-hit roll ("4+") only when the attack can be made: not without a line of sight, nor when the game says no.
@@ -99,7 +103,15 @@ function overruleForm(e, declarePath, onDone) {
   select.name = "outcome";
   for (const o of [other, stands]) select.append(new Option(o, o));
   label.append("Stands as ", select);
-  signedFields(form, "Overrule", label);
+  // the overruling player's side: an overrule stands against its own side, and the other side may undo it
+  const sides = Object.keys((window.tablesight && window.tablesight.msg && window.tablesight.msg.owners) || {});
+  const sideLabel = document.createElement("label");
+  const side = document.createElement("select");
+  side.name = "side";
+  for (const o of sides) side.append(new Option(o, o));
+  sideLabel.append("Your side ", side);
+  if (sides.length) signedFields(form, "Overrule", label, sideLabel);
+  else signedFields(form, "Overrule", label);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const f = new FormData(form);
@@ -107,7 +119,7 @@ function overruleForm(e, declarePath, onDone) {
     err.textContent = "";
     try {
       const r = await api(declarePath, { action: { kind: "overrule", unit: e.unit ?? null, params: {
-        frame: Number(e.frame), rule: e.rule, outcome: f.get("outcome"), by: f.get("by"), reason: f.get("reason") } } });
+        frame: Number(e.frame), rule: e.rule, outcome: f.get("outcome"), by: f.get("by"), reason: f.get("reason"), side: f.get("side") || undefined } } });
       const bad = (r.verdicts || []).find((v) => v.outcome === "illegal");
       if (bad) { err.textContent = bad.message; return; }
       form.remove();
@@ -120,12 +132,34 @@ function overruleForm(e, declarePath, onDone) {
 // This page's own id: its selection is its own (the server draws a unit's rings only for the page that chose it).
 const PAGE_ID = `p${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 
-export function startTableView({ wsPath, selectPath, askPath, eventsPath, declarePath, onFrame }) {
+export function startTableView({ wsPath, selectPath, askPath, eventsPath, declarePath, onFrame, boardPath }) {
   const camera = document.getElementById("camera");
   const board = document.getElementById("board");
   const events = document.getElementById("events");
-  const state = { msg: null, terrain: [], answer: null, selected: null, bitmapSize: null, correcting: null, boardFrame: null };
+  const state = { msg: null, terrain: [], answer: null, selected: null, bitmapSize: null, correcting: null, boardFrame: null,
+    grid: null, gridKey: null };
   window.tablesight = state;
+  // The hex grid lives beside the loop's select path: /api/live/board, /api/replay/<name>/board (webui/routes/board.py).
+  const gridPath = boardPath || String(selectPath).replace(/\/select$/, "/board");
+  let gridWanted = null, gridFetching = false;
+  // A frame names the grid it is drawn over (its grid_key); the grid itself is fetched only when that changes.
+  function followGrid(key) {
+    key = key ?? null;
+    if (key === state.gridKey && !gridFetching) return;
+    gridWanted = key;
+    if (gridFetching) return;
+    if (key === null) { state.grid = null; state.gridKey = null; layers.board(null); redraw(null); return; }
+    gridFetching = true;
+    api(gridPath)
+      .then((g) => { state.grid = g && g.key ? g : null; layers.board(state.grid); })
+      .catch(() => { state.grid = null; layers.board(null); })
+      .finally(() => {
+        gridFetching = false;
+        state.gridKey = key;
+        redraw(null);
+        if (gridWanted !== key) followGrid(gridWanted);
+      });
+  }
 
   async function loadTerrain() {
     try { state.terrain = (await api("/api/terrain")).pieces || []; } catch (e) { state.terrain = []; }
@@ -189,7 +223,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     const mine = focusOf(msg);
     const extra = layers.pixel([...mine.image_shapes, ...(state.answer ? state.answer.image_shapes || [] : [])], sel);
     const shapes = layers.pixel(msg ? msg.image_shapes : [], sel);
-    drawCamera(camera, bitmap, msg, extra, { shapes });
+    drawCamera(camera, bitmap, msg, extra, { shapes, grid: layers.grid(state.grid) });
     layers.seen(shapes);
     layers.seen(extra);
     const focus = [...new Set(mine.image_shapes.map((x) => x.u).filter((u) => u !== null && u !== undefined))].join(",");
@@ -215,13 +249,14 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     layers.seen(extraOverlays);
     const names = layers.names();
     const units = ((msg && msg.units) || []).map((u) => ({ tag: u.tag, x: u.x, y: u.y, yaw_deg: u.yaw_deg, r: u.radius_in, colour: u.colour, name: u.name }));
+    const grid = layers.grid(state.grid);
     const key = JSON.stringify([msg && msg.board, units, overlays, extraOverlays, names, sel, board.clientWidth,
-      board.clientHeight, window.devicePixelRatio], asShownOnBoard) + JSON.stringify(terrain);
+      board.clientHeight, window.devicePixelRatio, grid ? grid.key : null], asShownOnBoard) + JSON.stringify(terrain);
     state.boardFrame = msg ? msg.frame_index : null;  // the frame whose positions the board shows
     if (key === boardKey) return;
     boardKey = key;
     boardDrawnAt = performance.now();
-    drawBoard(board, msg, terrain, extraOverlays, { overlays, names });
+    drawBoard(board, msg, terrain, extraOverlays, { overlays, names, grid });
     board.dataset.draws = String(Number(board.dataset.draws || 0) + 1);
   }
   let boardKey = null, boardDrawnAt = -Infinity, boardTimer = null;
@@ -246,7 +281,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     setText("frame", msg.frame_index);
     setText("watchers", st.watchers ?? "–");
     setText("board-size", msg.board && msg.board.w ? `${msg.board.w}" × ${msg.board.d}"` : "(not calibrated)");
-    setText("status-line", (msg.calibrated ? `${msg.units.length} units, ${msg.tags.length} tags` : "not calibrated: tags only") + (msg.pipeline_status ? ` — ${msg.pipeline_status}` : ""));
+    setText("status-line", (msg.calibrated ? `${counted(msg.units.length, "unit")}, ${counted(msg.tags.length, "tag")}` : "not calibrated: tags only") + (msg.pipeline_status ? ` — ${msg.pipeline_status}` : ""));
   }
 
   connectFeed(wsPath, {
@@ -255,6 +290,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       msg.selected = state.selected;
       noteUnits(msg.units);
       state.msg = msg;
+      if ((msg.grid_key ?? null) !== state.gridKey) followGrid(msg.grid_key);
       if (state.answer && state.selected !== state.answer.unit) state.answer = null;
       if (state.answer) followAnswer(msg);
       redraw(bitmap, true);
@@ -347,8 +383,9 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
         redraw(null);
         await api(selectPath, { unit, page: PAGE_ID });
         const u = (state.msg.units || []).find((x) => x.tag === unit);
-        const up = u && u.z - u.base_height_in > 0.05 ? ` ${(u.z - u.base_height_in).toFixed(1)}" up${u.height_assumed ? " (height assumed from the terrain: check the roster's tag_in)" : ""}` : "";
-        text.textContent = `Selected ${u ? u.name : nameOf(unit)} (${u && u.owner ? u.owner + ", " : ""}tag ${unit})${up}. Click a target.`;
+        const up = u && u.z - u.base_height_in > 0.05 ? ` ${(u.z - u.base_height_in).toFixed(1)}" up${u.height_assumed ? " (height assumed from the terrain: check the printed tag size in the roster)" : ""}` : "";
+        const mount = u && u.mount_unmeasured ? ` Mount not measured: its position is ± ${u.pm.toFixed(2)}" until the mounts are measured (Calibrate page).` : "";
+        text.textContent = `Selected ${u ? u.name : nameOf(unit)} (${u && u.owner ? u.owner + ", " : ""}tag ${unit})${up}.${mount} Click a target.`;
       } else {
         showAnswer(await api(askPath, { unit: sel, target: unit }), state.msg);
       }
@@ -361,11 +398,22 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     const [x, y] = imagePoint(camera, ev.clientX, ev.clientY);
     click(unitAtPixel(state.msg, x, y));
   });
-  board.addEventListener("click", (ev) => {
+  // The table point (inches) under a pointer on the board.
+  function boardInches(ev) {
     const r = board.getBoundingClientRect();
     const view = boardView(board, state.msg && state.msg.board && state.msg.board.w ? state.msg.board : null);
     const [bw, bh] = layoutSize(board);
-    const [x, y] = view.toIn(((ev.clientX - r.left) * bw) / r.width, ((ev.clientY - r.top) * bh) / r.height);
+    return view.toIn(((ev.clientX - r.left) * bw) / r.width, ((ev.clientY - r.top) * bh) / r.height);
+  }
+  // On a hex board the board's tooltip names the cell under the pointer, as the Declare buttons do.
+  board.addEventListener("mousemove", (ev) => {
+    const i = state.grid ? cellAt(state.grid, ...boardInches(ev)) : -1;
+    const c = i >= 0 ? state.grid.cells[i] : null;
+    const words = c ? `hex [${c.hex[0]}, ${c.hex[1]}]: ${c.terrain}${c.elevation ? `, level ${c.elevation}` : ""}` : "";
+    if (board.title !== words) board.title = words;
+  });
+  board.addEventListener("click", (ev) => {
+    const [x, y] = boardInches(ev);
     if (state.correcting !== null && state.correcting !== undefined) { correctTo(x, y); return; }
     click(unitAtInches(state.msg, x, y));
   });
