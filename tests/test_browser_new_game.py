@@ -79,7 +79,8 @@ def choose(page: Any, url: str, game: str) -> None:
 def mount_toppers(page: Any, game: str, units: int) -> None:
     page.select_option("#mount", "topper")
     page.click("#apply-mount")
-    page.wait_for_function("document.getElementById('mount-msg').textContent.includes('topper')", timeout=10000)
+    page.wait_for_function("document.getElementById('mount-msg').textContent.includes(\"Every unit's tag is on a topper\")",
+                           timeout=10000)
     assert page.text_content("#mount-msg") == (
         f"Every unit's tag is on a topper: {units} units filled in as the tag sheet prints them.")
     heights = page.eval_on_selector_all("#units input[data-key=base_height_in]", "els => els.map((e) => e.value)")

@@ -499,3 +499,20 @@ def test_the_wizard_step_in_chromium(tmp_path: Path) -> None:
             assert not errors, errors
         finally:
             browser.close()
+
+
+def test_a_roster_that_cannot_be_written_is_one_sentence_and_no_file(table: dict[str, Any], tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """-o into a read-only folder (the trust issue's item 4: an empty .tmp was left): one sentence, exit 2."""
+    from tests.small_disks import read_only_folder
+
+    d = table["dir"]
+    with read_only_folder(tmp_path) as folder:
+        status, _printed, err = run_cli(["calibrate-mounts", str(d / "turning"), "--calibration", str(d / "cal.json"),
+                                         "--roster", str(d / "roster.json"), "-o", str(folder / "roster.json")],
+                                        capsys)
+        if status == 0:
+            pytest.skip("this user may write into a folder without write permission")
+        assert status == 2 and err.strip().count("\n") == 0, err
+        assert f"The roster {folder / 'roster.json'} could not be written: " in err, err
+        assert list(folder.iterdir()) == []

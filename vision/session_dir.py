@@ -170,7 +170,7 @@ class SessionManifest:
             raise SessionError(f'{where} has "attachments": {str(attachments)[:60]}; it must list file names '
                                "inside the session.")
         for key in TEXT_KEYS:  # a field of the wrong type would be read as missing, and the session replayed wrong
-            if key in obj and not isinstance(obj[key], str):  # "" is allowed: a session recorded with no game
+            if obj.get(key) is not None and not isinstance(obj[key], str):  # "" or null: recorded with no game
                 raise SessionError(f'{where} has "{key}": {str(obj[key])[:40]}, which is not {TEXT_KEYS[key]}; '
                                    "restore the manifest from the recording.")
         fps = obj.get("fps")

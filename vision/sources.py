@@ -148,10 +148,10 @@ class Frame:
                     return small
         return self.image
 
-    def renumbered(self, index: int, t: float | None = None) -> Frame:
-        """This frame (sharing its decoded pixels) as number `index`, at `t` s when given."""
+    def renumbered(self, index: int, t: float | None = None, at: float | None = None) -> Frame:
+        """This frame (sharing its decoded pixels) as number `index`, at `t` s and delivered `at` when given."""
         return Frame(index, self.t if t is None else t, self._image, self.jpeg, gray=self._gray, where=self._where,
-                     at=self.at, chroma=self._chroma)
+                     at=self.at if at is None else at, chroma=self._chroma)
 
     def __repr__(self) -> str:
         return f"Frame(index={self.index}, t={self.t}, size={self.size}, jpeg={self.jpeg is not None})"
@@ -287,11 +287,17 @@ def _frame_file_bytes(path: Path) -> bytes:
         raise FrameError(f"Frame file {path} is missing; restore it or delete it from the frames.") from None
     except OSError as err:
         raise FrameError(f"Cannot read frame file {path} ({err.strerror}); check its permissions.") from None
-    if not data:
-        raise FrameError(f"Frame file {path} is empty; delete it or replace it with the real frame.")
-    if not _complete_image_bytes(data):
-        raise FrameError(f"Frame file {path} is cut short (corrupt); delete it or replace it with the real frame.")
+    check_complete(data, path)
     return data
+
+
+def check_complete(data: bytes, where: str | Path) -> None:
+    """FrameError naming `where` (a frame file's Path, or what the frame is) if `data` is empty or a JPEG or PNG
+    cut short: the bytes a replay refuses to read, so a recording must never keep them."""
+    if not data:
+        raise FrameError(f"{_frame_name(where)} is empty; {_frame_fix(where)}.")
+    if not _complete_image_bytes(data):
+        raise FrameError(f"{_frame_name(where)} is cut short (corrupt); {_frame_fix(where)}.")
 
 
 def decode_frame_bytes(data: bytes, path: Path | str) -> np.ndarray:
@@ -348,9 +354,9 @@ class FrameSource(ABC):
         if self.on_bad_frame is not None:
             self.on_bad_frame(bad)
 
-    def _check_size(self, size: tuple[int, int], where: str) -> None:
-        """FrameError unless a frame of `size` (width, height) px is the source's size."""
-        w, h = self.size
+    def _check_size(self, size: tuple[int, int], where: str, expected: tuple[int, int] | None = None) -> None:
+        """FrameError unless a frame of `size` (width, height) px is `expected` (default: the source's size)."""
+        w, h = expected or self.size
         if size != (w, h):
             raise FrameError(f"{where} is {size[0]}x{size[1]} px but the source's frames are "
                              f"{w}x{h}; keep one resolution for a whole session.")
@@ -450,14 +456,21 @@ class SessionSource(FrameSource):
         return self._size
 
     def _frames(self) -> Iterator[Frame]:
-        for entry in self.session.entries:
+        last: Frame | None = None  # the frame of the entry before, when it read
+        for n, entry in enumerate(self.session.entries):
             path = self.session.directory / entry.file
+            if last is not None and entry.file == self.session.entries[n - 1].file:  # nothing moved: decoded once
+                last = last.renumbered(entry.index, entry.t)
+                yield last
+                continue
             try:
                 frame = frame_of_file(path, entry.index, entry.t)
-                self._check_size(frame.size, f"Frame file {path}")
+                self._check_size(frame.size, f"Frame file {path}", self.session.size_at(entry.index))
             except FrameError as err:
+                last = None
                 self._bad(entry.index, str(path), FrameError(f"{str(err).rstrip('.')} (listed in {self.description})."))
                 continue
+            last = frame
             yield frame
 
 

@@ -12,7 +12,7 @@ from rules.terrain import TerrainPiece
 from session.report import BattleReport, gather_report
 from session.report_html import write_report
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_frames"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_frames"
 NAMES = ("Red $\\frac$", "Blue $x^{$", "A & <b>bold</b> $$")
 
 

@@ -16,7 +16,7 @@ import httpx
 from session.overlay_pictures import OverlayPictures
 from tests.webui_server import running_server, session_settings
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_frames" / "valknut_skirmish"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_frames" / "valknut_skirmish"
 SLOW_CLIENTS = 30
 
 

@@ -17,7 +17,7 @@ from bench.web import CHROMIUM, CHROMIUM_ARGS
 from session.report_jobs import IDLE_S, ReportJob, ReportJobs, make_report_html, session_stamp
 from tests.webui_server import running_server, session_settings
 
-SAMPLE = Path(__file__).resolve().parents[1] / "sample_frames" / "valknut_skirmish"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_frames" / "valknut_skirmish"
 
 
 def _until(job: ReportJob, seconds: float = 120.0) -> None:

@@ -19,7 +19,7 @@ from tests.small_disks import full_disk, read_only_folder
 from tests.webui_server import LocalClient
 from webui.server import create_app
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_frames" / "valknut_skirmish"
 ROSTER = ROOT / "examples" / "rosters" / "valknut.json"
 
