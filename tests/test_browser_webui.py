@@ -155,7 +155,7 @@ def test_with_bases_moving_every_frame_the_board_is_drawn_ten_times_a_second_and
     with running_server(settings) as (url, app):
         app.state.runtime.live.set_speed(16.0)
         page.add_init_script("""document.addEventListener('DOMContentLoaded', () => { window.__boards = [];
-            new MutationObserver(() => window.__boards.push(performance.now()))
+            new MutationObserver(() => window.__boards.push(Number(document.getElementById('board').dataset.drawnAt)))
               .observe(document.getElementById('board'), { attributeFilter: ['data-draws'] }); });""")
         page.goto(url + "/")
         page.wait_for_function("document.getElementById('camera').dataset.frame === '69'", timeout=60000)

@@ -148,7 +148,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     if (key === state.gridKey && !gridFetching) return;
     gridWanted = key;
     if (gridFetching) return;
-    if (key === null) { state.grid = null; state.gridKey = null; layers.board(null); redraw(null); return; }
+    // a grid arriving redraws as a frame does: the board no more often than BOARD_EVERY_MS
+    if (key === null) { state.grid = null; state.gridKey = null; layers.board(null); redraw(null, true); return; }
     gridFetching = true;
     api(gridPath)
       .then((g) => { state.grid = g && g.key ? g : null; layers.board(state.grid); })
@@ -156,7 +157,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       .finally(() => {
         gridFetching = false;
         state.gridKey = key;
-        redraw(null);
+        redraw(null, true);
         if (gridWanted !== key) followGrid(gridWanted);
       });
   }
@@ -257,6 +258,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     boardKey = key;
     boardDrawnAt = performance.now();
     drawBoard(board, msg, terrain, extraOverlays, { overlays, names, grid });
+    board.dataset.drawnAt = boardDrawnAt.toFixed(1);  // when (performance.now(), ms): a test reads the pace
     board.dataset.draws = String(Number(board.dataset.draws || 0) + 1);
   }
   let boardKey = null, boardDrawnAt = -Infinity, boardTimer = null;
