@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 import pytest
 
-from bench.web import CHROMIUM, CHROMIUM_ARGS
+from bench.web import CHROMIUM
+from tests.chromium import checked_page, chromium
 from tests.webui_server import running_server, session_settings
 from tests.webui_session import WALL, _pose, make_session
 
@@ -44,23 +45,14 @@ def server(session: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    ctx.close()
-    assert not errors, errors
+    with checked_page(browser, viewport={"width": 1400, "height": 1000}) as pg:
+        yield pg
 
 
 def click_picture(page: Any, px: tuple[float, float]) -> None:
