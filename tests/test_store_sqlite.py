@@ -137,6 +137,9 @@ def test_rows_committed_before_a_sigkill_are_all_there_after_reopening(tmp_path:
     finally:
         os.kill(writer.pid, signal.SIGKILL)
         writer.wait()
+    # commits the writer acknowledged while this test read slower than it wrote (a loaded machine): the last one
+    # printed before the kill is the last acknowledged
+    last = max([last, *(int(x) for x in writer.stdout.read().split() if x.isdigit())])
     assert last >= 120 and writer.returncode == -signal.SIGKILL
     assert (tmp_path / "s.sqlite-wal").exists()  # killed with its log not checkpointed
     with SessionStore(path) as store:
