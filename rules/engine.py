@@ -31,6 +31,7 @@ from rules.basics import (  # noqa: F401 - the rules' shared words, re-exported 
 )
 
 if TYPE_CHECKING:
+    from rules.dice import Rolled, RollRequest
     from rules.hexgrid import HexBoard, Layout
 
 
@@ -70,6 +71,8 @@ class Outcome(enum.Enum):
     ILLEGAL = "illegal"
     TOO_CLOSE_TO_CALL = "too close to call"
     INFO = "info"
+    WAITING = "waiting"
+    """The rules wait for the players' dice (rules/dice.py); nothing was ruled yet."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,10 @@ class Result:
     positions: Positions
     verdicts: tuple[Verdict, ...] = ()
     overlays: tuple[Overlay, ...] = ()
+    pending: RollRequest | None = None
+    """The roll the rules wait for (state and positions unchanged), or None when the action was ruled."""
+    rolls: tuple[Rolled, ...] = ()
+    """Every roll the rules took for the action, in order, with who rolled it."""
 
     @property
     def legal(self) -> bool:
@@ -211,8 +218,12 @@ class Game(ABC):
         """The state at the start of a game from a setup object (roster, board, options); raises RulesInputError."""
 
     @abstractmethod
-    def apply(self, state: Any, positions: Positions, action: Action, rng: random.Random) -> Result:
-        """Rule on one declared action against the measured positions; never mutates `state`."""
+    def apply(self, state: Any, positions: Positions, action: Action, rng: random.Random | None) -> Result:
+        """Rule on one declared action against the measured positions; never mutates `state`.
+
+        Dice are an input: the faces the players rolled come in the action's "rolls" (rules/dice.py). `rng` rolls
+        the ones not given only when the players chose "roll for us"; None: a roll not given makes the Result wait
+        for it (`Result.pending`, state unchanged). Games take dice through `rules.dice.takes_dice`."""
 
     @abstractmethod
     def legal_actions(self, state: Any, positions: Positions) -> list[Action]:
@@ -231,8 +242,10 @@ class Game(ABC):
         """A state from `dump_state` output; raises RulesInputError on malformed input."""
 
     @abstractmethod
-    def judge(self, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
-        """Answer one scenario (see docs/scenarios.md): {"game", "question", "verdicts", "numbers", ...}."""
+    def judge(self, scenario: Mapping[str, Json], rng: random.Random | None) -> dict[str, Json]:
+        """Answer one scenario (see docs/scenarios/): {"game", "question", "verdicts", "numbers", ...}. The dice
+        are the action's "rolls"; `rng` (the scenario's seed) rolls the ones not given, and None answers that the
+        game waits for them ("pending": the roll asked for)."""
 
     @abstractmethod
     def example(self, rng: random.Random) -> tuple[Any, Positions]:
@@ -300,6 +313,19 @@ class Game(ABC):
         player = next((v for k in ("active_player", "to_play", "player") if isinstance(v := getattr(state, k, None), str)),
                       None)
         return TurnStatus(phase, numbers.get("round"), numbers.get("turn"), player)
+
+    def panel(self, state: Any, positions: Positions) -> Panel:
+        """What the game panel shows now, in the rule book's words: where the game stands, what is left to do,
+        each unit's state, the score, the victory condition and the winner once it is met. Default: built from
+        `status`, `score` and `is_over`; every game says more by overriding it."""
+        st = self.status(state)
+        bits = [b for b in (st.phase and st.phase.replace("_", " ").capitalize(),
+                            st.round is not None and f"round {st.round}", st.turn is not None and f"turn {st.turn}",
+                            st.player and f"{st.player} to act") if b]
+        sc = self.score(state) or {}
+        return Panel(headline=" · ".join(bits), over=self.is_over(state),
+                     score=tuple(SideScore(str(k), str(v)) for k, v in sc.items() if k != "winner"),
+                     winner=str(sc["winner"]) if sc.get("winner") else None)
 
     def as_ruled(self, state: Any, action: Action) -> Action:
         """`action` as the rules would take it in `state`, with what it leaves to the table said (Vigtavl's attack
@@ -417,6 +443,62 @@ class Assessment:
     def to_json(self) -> dict[str, Json]:
         return {"to_hit": self.to_hit, **self.numbers, "verdicts": [v.to_json() for v in self.verdicts],
                 "overlays": [o.to_json() for o in self.overlays]}
+
+
+@dataclass(frozen=True)
+class UnitLine:
+    """One unit's state as its game keeps it, in words ("HP 8 of 10, armour 2, Marked, carries a Runestone").
+
+    gone: off the table for now (destroyed, in reserve, aboard); left: what it may still do this turn
+    ("move, attack"; "" when nothing or not its turn)."""
+
+    unit: UnitId
+    name: str
+    side: str | None
+    words: str
+    gone: bool = False
+    left: str = ""
+
+    def to_json(self) -> dict[str, Json]:
+        return {"unit": self.unit, "name": self.name, "side": self.side, "words": self.words, "gone": self.gone,
+                "left": self.left}
+
+
+@dataclass(frozen=True)
+class SideScore:
+    """One side's score or tokens in words ("2 of 3 Runestones delivered"; "gold 3, silver 1"), and its points
+    when the game counts them (None otherwise)."""
+
+    side: str
+    words: str
+    points: float | None = None
+
+    def to_json(self) -> dict[str, Json]:
+        return {"side": self.side, "words": self.words, "points": self.points}
+
+
+@dataclass(frozen=True)
+class Panel:
+    """The game panel (`Game.panel`): everything a player glances at between moves, in the rule book's words.
+
+    headline: phase, round or turn, and who acts ("Turn 3 of 5 · activations · red to activate");
+    to_do: what is left to do now, a line each ("Units to activate: Red 2, Red 3");
+    units: each unit's state; score: each side's; victory: how the game is won, one sentence;
+    winner: the banner once the game is won ("Blue wins: 3 Runestones delivered"), None before;
+    over: the game has ended (with or without a winner)."""
+
+    headline: str
+    to_do: tuple[str, ...] = ()
+    units: tuple[UnitLine, ...] = ()
+    score: tuple[SideScore, ...] = ()
+    victory: str = ""
+    winner: str | None = None
+    over: bool = False
+
+    def to_json(self) -> dict[str, Json]:
+        return {"headline": self.headline, "to_do": list(self.to_do), "units": [u.to_json() for u in self.units],
+                "score": [s.to_json() for s in self.score], "victory": self.victory, "winner": self.winner,
+                "over": self.over}
 
 
 @dataclass(frozen=True)

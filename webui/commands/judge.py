@@ -34,14 +34,24 @@ def load_scenario(path: Path) -> dict:
 def run(args: argparse.Namespace) -> int:
     scenario = load_scenario(Path(args.scenario))
     game = find_game(scenario["game"])
-    seed = scenario.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ScenarioError(f'"seed" must be a whole number; got {seed!r}.')
-    answer = game.judge(scenario, random.Random(seed))
+    answer = game.judge(scenario, scenario_dice(scenario))
     if args.json:
         print(json.dumps(answer, sort_keys=True, allow_nan=False))
     else:
         print(f"{answer.get('game')}: {answer.get('action')}: {answer.get('outcome')}")
         for v in answer.get("verdicts", []):
             print(f"  [{v['outcome']}] {v['message']}")
+        if answer.get("winner"):
+            print(f"  winner: {answer['winner']}")
     return 0
+
+
+def scenario_dice(scenario: dict) -> random.Random | None:
+    """The generator for the dice a scenario does not give: its "seed" rolls them (docs/scenarios/); with no seed
+    the faces are the players' to give (an action's "rolls"), and a roll missing is answered as waiting for it."""
+    seed = scenario.get("seed")
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScenarioError(f'"seed" must be a whole number; got {seed!r}.')
+    return random.Random(seed)
