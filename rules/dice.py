@@ -204,7 +204,8 @@ def takes_dice(apply: Callable[..., Any]) -> Callable[..., Any]:
             verdict = Verdict(WAITING_RULE, Outcome.WAITING, f"Waiting for the dice: {req.sentence()}.", req.unit,
                               {"roll": req.to_json()})
             return Result(state, positions, (verdict,), (), pending=req)
-        cup.finish()
+        if result.legal:  # an action ruled illegal (out of range) says so, not that its dice went unused
+            cup.finish()
         return replace(result, rolls=(*result.rolls, *cup.taken))
 
     return wrapper

@@ -229,6 +229,11 @@ class Game(ABC):
     def legal_actions(self, state: Any, positions: Positions) -> list[Action]:
         """Every action that is legal now (continuous moves sampled to a finite, representative set)."""
 
+    def tryable_actions(self, state: Any, positions: Positions) -> list[Action]:
+        """Every action the players may try now, refused ones included (an attack on any enemy, not only a legal
+        target), so that the page can offer them and `apply` says why one is refused. Default: `legal_actions`."""
+        return self.legal_actions(state, positions)
+
     @abstractmethod
     def overlays(self, state: Any, positions: Positions, selected: UnitId | None = None) -> tuple[Overlay, ...]:
         """The shapes that show the current state, and the selected unit's rings and bands."""

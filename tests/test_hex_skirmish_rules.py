@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rules.dice import roll
+from rules.dice import DiceCup, roll
 from rules.engine import Action, Outcome, RosterError, ScenarioError, find_game
 from rules.hex_skirmish.cards import parse_card, skulls
 from rules.hex_skirmish.game import EXAMPLE_CARDS, EXAMPLE_UNITS, HexSkirmish, roll_initiative
@@ -60,7 +60,7 @@ FOE = {"tag": 20, "owner": "blue", "card": "Walker", "hex": [-4, 0]}
 
 
 def test_initiative_highest_d20_goes_first() -> None:
-    order, rolls = roll_initiative(("red", "blue", "green"), random.Random(3))
+    order, rolls = roll_initiative(("red", "blue", "green"), DiceCup([], random.Random(3)))
     first = rolls[0]
     assert len(set(first.values())) == 3  # this seed has no tie
     assert list(order) == sorted(first, key=lambda o: -first[o])
@@ -68,7 +68,7 @@ def test_initiative_highest_d20_goes_first() -> None:
 
 def test_initiative_ties_are_rerolled() -> None:
     seed = next(s for s in range(1000) if len(set(roll(random.Random(s), 20, 2))) == 1)
-    order, rolls = roll_initiative(("red", "blue"), random.Random(seed))
+    order, rolls = roll_initiative(("red", "blue"), DiceCup([], random.Random(seed)))
     assert rolls[0]["red"] == rolls[0]["blue"] and len(rolls) >= 2
     last = rolls[-1]
     assert last["red"] != last["blue"] and order[0] == max(last, key=lambda o: last[o])

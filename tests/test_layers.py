@@ -203,7 +203,7 @@ class Stones(Game):
         first = sorted(set(owners.values()))[0]
         return StonesState(owners, first, points=dict.fromkeys(sorted(set(owners.values())), 0))
 
-    def apply(self, state: StonesState, positions: Positions, action: Action, rng: random.Random) -> Result:
+    def apply(self, state: StonesState, positions: Positions, action: Action, rng: random.Random | None) -> Result:
         length = float(action.params.get("length_in", 0.0))  # type: ignore[arg-type]
         ok = length <= self.REACH_IN
         verdict = Verdict("stones.reach", Outcome.LEGAL if ok else Outcome.ILLEGAL,
@@ -227,7 +227,7 @@ class Stones(Game):
     def load_state(self, obj: Mapping[str, Json]) -> StonesState:
         raise NotImplementedError
 
-    def judge(self, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
+    def judge(self, scenario: Mapping[str, Json], rng: random.Random | None) -> dict[str, Json]:
         return {}
 
     def example(self, rng: random.Random) -> tuple[StonesState, Positions]:

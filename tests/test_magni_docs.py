@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
 import pytest
 
 from rules.engine import find_game
 from tests.scenario_docs import DOCS, examples, subset_mismatches
+from webui.commands.judge import scenario_dice
 
 EXAMPLES = examples(DOCS / "magni.md")
 
@@ -21,6 +21,6 @@ def test_magni_doc_has_an_example_of_every_kind() -> None:
 
 @pytest.mark.parametrize("title,scenario,expected", EXAMPLES, ids=[e[0] for e in EXAMPLES])
 def test_magni_documented_scenario(title: str, scenario: dict[str, Any], expected: dict[str, Any]) -> None:
-    answer = find_game(scenario["game"]).judge(scenario, random.Random(scenario.get("seed", 0)))
+    answer = find_game(scenario["game"]).judge(scenario, scenario_dice(scenario))
     answer = json.loads(json.dumps(answer))
     assert not subset_mismatches(expected, answer), subset_mismatches(expected, answer)

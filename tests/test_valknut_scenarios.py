@@ -1,14 +1,15 @@
-"""Every example in docs/scenarios/valknut.md, judged by the registered game, gives its documented answer."""
+"""Every example in docs/scenarios/valknut.md, judged by the registered game with the dice as `tablesight judge`
+takes them (a "seed" rolls the faces not given; without one the answer waits), gives its documented answer."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
 
 from rules.engine import find_game
 from tests.scenario_docs import DOCS, examples, subset_mismatches
+from webui.commands.judge import scenario_dice
 
 EXAMPLES = examples(DOCS / "valknut.md")
 
@@ -25,6 +26,6 @@ def test_valknut_documents_every_action_and_question() -> None:
 
 @pytest.mark.parametrize("title,scenario,expected", EXAMPLES, ids=[e[0] for e in EXAMPLES])
 def test_valknut_documented_scenario(title: str, scenario: dict[str, Any], expected: dict[str, Any]) -> None:
-    answer = find_game("valknut").judge(scenario, random.Random(scenario.get("seed", 0)))
+    answer = find_game("valknut").judge(scenario, scenario_dice(scenario))
     problems = subset_mismatches(expected, answer)
     assert not problems, problems

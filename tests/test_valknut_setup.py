@@ -90,7 +90,7 @@ def test_runic_stockpiles_one_in_each_section_odd_player_first_then_even() -> No
 def test_roll_off_higher_roller_chooses_the_first_drop_zone() -> None:
     ans = judge([unit(12, "red"), unit(20, "blue")], {"kind": "roll_off", "params": {"rolls": [6, 6, 1, 4]}})
     assert ans["first_player"] == "blue" and ans["phase"] == "drop_zones"
-    assert ans["numbers"] == {"red": 1, "blue": 4}
+    assert ans["numbers"] == {"red": 1, "blue": 4, "rounds": [[6, 6], [1, 4]], "higher": "blue"}
 
 
 def test_second_drop_zone_not_the_same_section() -> None:

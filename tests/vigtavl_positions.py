@@ -47,6 +47,11 @@ def judge(scn: dict[str, Any], seed: int | None = None) -> dict[str, Any]:
     return find_game("vigtavl").judge(scn, random.Random(scn.get("seed", 0) if seed is None else seed))
 
 
+def judge_given(scn: dict[str, Any]) -> dict[str, Any]:
+    """Judge with no generator: the dice are only the action's "rolls"; a roll missing is answered as waiting."""
+    return find_game("vigtavl").judge({k: v for k, v in scn.items() if k != "seed"}, None)
+
+
 def act(kind: str, unit_id: int | None = None, /, **params: Any) -> dict[str, Any]:
     return {"kind": kind, "unit": unit_id, "params": params}
 

@@ -13,16 +13,15 @@ as in similar hex skirmish games): every die is a six-sided combat die with thre
 shield faces (4-5) and a blank (6). An attack rolls Attack dice and counts skulls; the defender rolls Defense
 dice and counts shields; each skull beyond the shields is one wound. A figure is destroyed when its wounds
 reach its Life. "Roll 1 attack die" for fall or disengagement damage means one wound per skull rolled.
+The faces are the players' (rules/dice.py): this module only reads them.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.dice import roll
 from rules.engine import RosterError
 
 ABILITIES = {
@@ -113,10 +112,12 @@ def parse_card(obj: Any, where: str) -> ArmyCard:
 
 
 def skulls(faces: tuple[int, ...]) -> int:
+    """How many of the faces are skulls (1-3)."""
     return sum(1 for f in faces if f in SKULL_FACES)
 
 
 def shields(faces: tuple[int, ...]) -> int:
+    """How many of the faces are shields (4-5)."""
     return sum(1 for f in faces if f in SHIELD_FACES)
 
 
@@ -142,16 +143,11 @@ class AttackRoll:
         }
 
 
-def attack_roll(attacker: ArmyCard, defender: ArmyCard, rng: random.Random) -> AttackRoll:
-    """Attack dice against defense dice; Counterstrike turns excess shields into hits on the attacker."""
-    a = roll(rng, 6, attacker.attack)
-    d = roll(rng, 6, defender.defense)
-    hits, blocks = skulls(a), shields(d)
+def attack_roll(
+    attacker: ArmyCard, defender: ArmyCard, attack_faces: tuple[int, ...], defense_faces: tuple[int, ...]
+) -> AttackRoll:
+    """The attack read from its faces: each skull beyond the shields is a wound; with Counterstrike each shield
+    beyond the skulls is a hit on the attacker."""
+    hits, blocks = skulls(attack_faces), shields(defense_faces)
     counter = max(0, blocks - hits) if defender.counterstrike else 0
-    return AttackRoll(a, d, hits, blocks, max(0, hits - blocks), counter)
-
-
-def damage_dice(rng: random.Random, count: int) -> tuple[tuple[int, ...], int]:
-    """`count` attack dice for fall or disengagement damage: the faces and the wounds (one per skull)."""
-    faces = roll(rng, 6, count)
-    return faces, skulls(faces)
+    return AttackRoll(attack_faces, defense_faces, hits, blocks, max(0, hits - blocks), counter)

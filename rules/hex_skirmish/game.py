@@ -17,6 +17,23 @@ Where the seed is silent (its "Attack Rules" are empty) we use these named optio
   the target (its hex elevation + Height); figures never block; a line along cell edges is clear when either
   side is clear; neighbours always see each other.
 - one army card is one figure; there are no order markers (the seed sets them aside) and no height bonus.
+- victory "last standing": the seed does not say how the game is won; the last player with figures on the
+  board wins (every opposing figure destroyed); the game has no round limit.
+
+Dice are the players' input (rules/dice.py): every roll takes the faces given in the action's "rolls", in the
+order the rules take them; a roll not given is rolled by Tablesight only when the players asked it to ("roll
+for us"), else the answer waits for it and says which dice, how many and what for. The dice clauses:
+- round.initiative: each player rolls 1 d20 (`side`: that player), in the order of the players' list
+  (`owners`, else the order the roster first names them); tied players re-roll among themselves, the highest
+  tie first, each re-roll asked for again in the same order.
+- attack.roll, then attack.defense: the attacker rolls its Attack in combat dice, then the defender's player
+  (`side`) rolls its Defense: two rolls, asked one after the other.
+- engagement.disengage: an engaged figure that moves rolls 1 combat die before it leaves (skull: a wound).
+- move.fall: each fall on the path in order: 1 or 3 combat dice (a wound per skull), or the d20 (19-20 unharmed).
+Where the seed is silent about the dice themselves (our options): a die that lands cocked or off the tray is
+rolled again by the players before they give its face (Tablesight takes only faces 1 to the die's sides);
+the combat die's faces are ours (skull 1-3, shield 4-5, blank 6; see cards.py); the players roll their own
+figure's dice (the mover for falls and disengagement).
 The army cards in `EXAMPLE_CARDS` and examples/rosters/hex_skirmish.json are made up by Tablesight: not
 the author's.
 """
@@ -30,7 +47,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.dice import d20
+from rules.dice import DiceCup, takes_dice
 from rules.engine import (
     Action,
     ActionError,
@@ -41,19 +58,23 @@ from rules.engine import (
     OptionField,
     Outcome,
     Overlay,
+    Panel,
     Placement,
     Positions,
     Result,
     RosterError,
     ScenarioError,
     Shape,
+    SideScore,
     StandardBoard,
     UnitId,
+    UnitLine,
     Verdict,
+    listed,
     register,
 )
 from rules.hex_skirmish import standard
-from rules.hex_skirmish.cards import ArmyCard, attack_roll, damage_dice, parse_card
+from rules.hex_skirmish.cards import ArmyCard, attack_roll, parse_card, skulls
 from rules.hex_skirmish.moves import (
     CLIMB_COSTS,
     Ground,
@@ -77,6 +98,7 @@ from rules.hexgrid import (
     straddle_words,
 )
 
+_ABILITY_WORDS = {"flying": "Flying/Leaping", "counterstrike": "Counterstrike", "water ignore": "Water Ignore"}
 DEFAULT_LAYOUT = Layout(size_in=1.0, orientation="pointy", origin=(12.0, 12.0))
 SIGHT_RULES = ("terrain", "none")
 
@@ -285,22 +307,53 @@ def _wound(state: SkirmishState, fig: Figure, wounds: int) -> tuple[SkirmishStat
     return state.with_figure(new), new
 
 
-def roll_initiative(owners: tuple[str, ...], rng: random.Random) -> tuple[tuple[str, ...], list[dict[str, int]]]:
-    """Every player rolls a d20; highest first; tied players re-roll among themselves. Returns the order and
-    every round of rolls."""
+INITIATIVE = "hex_skirmish.round.initiative"
+ATTACK_DICE = "hex_skirmish.attack.roll"
+DEFENSE_DICE = "hex_skirmish.attack.defense"
+DISENGAGE_DICE = "hex_skirmish.engagement.disengage"
+FALL_DICE = "hex_skirmish.move.fall"
+"""The dice clauses, named as their verdicts are."""
+
+
+def name_of(fig: Figure) -> str:
+    """A figure in words: its army card and tag ("Shield Knight 10")."""
+    return f"{fig.card} {fig.tag}"
+
+
+def roll_initiative(
+    owners: tuple[str, ...], cup: DiceCup, round_no: int = 1
+) -> tuple[tuple[str, ...], list[dict[str, int]]]:
+    """Every player rolls a d20 (in the order of `owners`); highest first; tied players re-roll among themselves,
+    the highest tie first. Returns the order and every round of rolls."""
     history: list[dict[str, int]] = []
 
-    def rank(group: list[str]) -> list[str]:
+    def rank(group: list[str], tied_at: int | None) -> list[str]:
         if len(group) == 1:
             return group
-        rolls = {o: d20(rng) for o in group}
+        rolls: dict[str, int] = {}
+        for o in group:
+            what = f"the round {round_no} initiative"
+            if tied_at is not None:
+                what += f", re-rolled (tied with {listed([p for p in group if p != o])} at {tied_at})"
+            rolls[o] = cup.one(20, INITIATIVE, what, "highest goes first; tied players re-roll", side=o)
         history.append(rolls)
         out: list[str] = []
         for value in sorted(set(rolls.values()), reverse=True):
-            out += rank([o for o in group if rolls[o] == value])
+            out += rank([o for o in group if rolls[o] == value], value)
         return out
 
-    return tuple(rank(list(owners))), history
+    return tuple(rank(list(owners), None)), history
+
+
+def _count(n: int, thing: str) -> str:
+    """'1 skull', '3 skulls'."""
+    return f"{n} {thing}" + ("" if n == 1 else "s")
+
+
+def winner_of(state: SkirmishState) -> str | None:
+    """The player whose figures alone stand (victory "last standing"), or None."""
+    sides = {f.owner for f in state.living()}
+    return next(iter(sides)) if len(sides) == 1 else None
 
 
 @register
@@ -387,6 +440,92 @@ class HexSkirmish(Game):
         """A destroyed figure is taken off the board."""
         return frozenset(f.tag for f in state.figures if f.destroyed)
 
+    def score(self, state: SkirmishState) -> dict[str, Json]:
+        """Figures standing and wounds taken per player, and the winner once one player's figures alone stand."""
+        return {
+            "standing": {o: sum(1 for f in state.living() if f.owner == o) for o in state.owners},
+            "wounds": {o: sum(f.wounds for f in state.figures if f.owner == o) for o in state.owners},
+            "winner": winner_of(state) if self.is_over(state) else None,
+        }
+
+    def panel(self, state: SkirmishState, positions: Positions) -> Panel:
+        """The round, whose turn and its step (initiative, choose an army card, move and attack), every figure's
+        Life left and cell, each player's figures standing, and the winner once only one player's figures stand."""
+        over, winner = self.is_over(state), winner_of(state)
+        cells = cells_of(state, positions)
+        players = [o for o in state.owners if any(f.owner == o for f in state.living())]
+        chosen = state.figure(state.chosen)
+        to_do: list[str] = []
+        if over:
+            headline = f"Round {state.round} · game over: " + (
+                f"{winner}'s figures alone stand" if winner else "no figure is left standing")
+        elif state.phase == "initiative":
+            headline = f"Round {state.round} · roll for initiative"
+            to_do.append(f"Roll initiative: {listed(players)} each roll a d20; highest goes first, ties re-roll")
+        else:
+            headline = f"Round {state.round} · turn {state.turn + 1} of {len(state.order)}: {state.player}"
+            if state.phase == "choose":
+                headline += " chooses an army card"
+                mine = [name_of(f) for f in state.living() if f.owner == state.player]
+                to_do.append(f"{state.player}: choose an army card: " + ", ".join(mine))
+            elif chosen is not None:
+                headline += f" acts with {name_of(chosen)}"
+                left = self._left(state, chosen)
+                to_do.append(f"{name_of(chosen)} is destroyed" if chosen.destroyed else
+                             f"{name_of(chosen)}: {left} left" if left else f"{name_of(chosen)} has moved and attacked")
+            to_do.append("Then end the turn")
+            later = list(state.order[state.turn + 1:])
+            if later:
+                to_do.append(f"Still to play this round: {listed(later)}")
+        units = tuple(self._unit_line(state, cells, f) for f in state.figures)
+        score = tuple(
+            SideScore(o, f"{sum(1 for f in state.living() if f.owner == o)} of "
+                         f"{_count(sum(1 for f in state.figures if f.owner == o), 'figure')} standing, "
+                         f"{_count(sum(f.wounds for f in state.figures if f.owner == o), 'wound')} taken",
+                      float(sum(1 for f in state.living() if f.owner == o)))
+            for o in state.owners
+        )
+        return Panel(
+            headline=headline,
+            to_do=tuple(to_do),
+            units=units,
+            score=score,
+            victory="Destroy every opposing figure: the last player with figures on the board wins (our option; "
+                    "the rules do not say how the game is won).",
+            winner=f"{winner.capitalize()} wins: the last figures standing" if over and winner else None,
+            over=over,
+        )
+
+    def _left(self, state: SkirmishState, fig: Figure) -> str:
+        """What the chosen figure may still do this turn: "move, attack", "attack", "move" or ""."""
+        if state.chosen != fig.tag or fig.destroyed or self.is_over(state):
+            return ""
+        return ", ".join(w for w, done in (("move", state.moved), ("attack", state.attacked)) if not done)
+
+    def _unit_line(self, state: SkirmishState, cells: Mapping[UnitId, Hex], fig: Figure) -> UnitLine:
+        card = state.card(fig.card)
+        if fig.destroyed:
+            words = f"destroyed ({_count(fig.wounds, 'wound')} on Life {card.life})"
+        else:
+            words = f"Life {card.life - fig.wounds} of {card.life}"
+            if fig.wounds:
+                words += f" ({_count(fig.wounds, 'wound')})"
+            words += f", Move {card.move}, Range {card.range}, Attack {card.attack}, Defense {card.defense}"
+            words += f", Height {card.height}"
+            if card.abilities:
+                words += ", " + ", ".join(sorted(_ABILITY_WORDS[a] for a in card.abilities))
+            here = cells.get(fig.tag)
+            if here is None:
+                words += "; not seen on the table"
+            else:
+                words += f"; at [{here.q}, {here.r}]"
+                foes = [name_of(f) for t in engaged_with(state, cells, fig.tag) if (f := state.figure(t)) is not None]
+                if foes:
+                    words += f", engaged with {listed(foes)}"
+            if state.chosen == fig.tag:
+                words += "; chosen this turn"
+        return UnitLine(fig.tag, name_of(fig), fig.owner, words, gone=fig.destroyed, left=self._left(state, fig))
+
     # ------------------------------------------------------------------ play
 
     def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
@@ -423,10 +562,12 @@ class HexSkirmish(Game):
                     acts += [Action("attack", fig.tag, {"target": t}) for t in self._targets(state, cells, fig)[0]]
         return [*acts, Action("end_turn")]
 
-    def apply(self, state: SkirmishState, positions: Positions, action: Action, rng: random.Random) -> Result:
+    @takes_dice
+    def apply(self, state: SkirmishState, positions: Positions, action: Action, cup: DiceCup) -> Result:
+        """Rule one action; every die comes from `cup` (the players' faces, or rolled for them when they asked)."""
         kind = action.kind
         if kind == "initiative":
-            return self._initiative(state, positions, rng)
+            return self._initiative(state, positions, cup)
         if kind == "end_turn":
             return self._end_turn(state, positions)
         if state.phase == "initiative":
@@ -435,19 +576,19 @@ class HexSkirmish(Game):
         if kind == "choose":
             return self._choose(state, positions, action)
         if kind == "move":
-            return self._move(state, positions, action, rng)
+            return self._move(state, positions, action, cup)
         if kind == "attack":
-            return self._attack(state, positions, action, rng)
+            return self._attack(state, positions, action, cup)
         raise ActionError(
             f'Hex Skirmish has no action {kind!r}; use "initiative", "choose", "move", "attack" or "end_turn".'
         )
 
-    def _initiative(self, state: SkirmishState, positions: Positions, rng: random.Random) -> Result:
+    def _initiative(self, state: SkirmishState, positions: Positions, cup: DiceCup) -> Result:
         if state.order:
             v = _verdict("round.initiative", Outcome.ILLEGAL, f"Initiative for round {state.round} is already rolled.")
             return Result(state, positions, (v,))
         players = tuple(o for o in state.owners if any(f.owner == o for f in state.living()))
-        order, rolls = roll_initiative(players, rng)
+        order, rolls = roll_initiative(players, cup, state.round)
         new = replace(state, order=order, turn=0, chosen=None, moved=False, attacked=False)
         v = _verdict(
             "round.initiative",
@@ -503,7 +644,7 @@ class HexSkirmish(Game):
             return f"{fig.card} (tag {fig.tag}) has already attacked this turn."
         return None
 
-    def _move(self, state: SkirmishState, positions: Positions, action: Action, rng: random.Random) -> Result:
+    def _move(self, state: SkirmishState, positions: Positions, action: Action, cup: DiceCup) -> Result:
         problem = self._acting(state, positions, action, "move")
         if problem:
             return Result(state, positions, (_verdict("move.turn", Outcome.ILLEGAL, problem, action.unit),))
@@ -536,7 +677,10 @@ class HexSkirmish(Game):
         wounds_total = 0
         foes = engaged_with(state, cells, fig.tag)
         if foes:
-            faces, wounds = damage_dice(rng, 1)
+            foe_names = listed([name_of(f) for t in foes if (f := state.figure(t)) is not None])
+            faces = cup.roll(6, 1, DISENGAGE_DICE, f"{name_of(fig)}'s disengagement from {foe_names}",
+                             "a skull (1-3) is a wound", fig.tag)
+            wounds = skulls(faces)
             new, fig = _wound(new, fig, wounds)
             wounds_total += wounds
             verdicts.append(
@@ -554,8 +698,9 @@ class HexSkirmish(Game):
         for fall in plan.falls:
             if fig.destroyed:
                 break
+            what = f"{name_of(fig)}'s fall of {fall.drop} levels"
             if fall.roll == "d20":
-                die = d20(rng)
+                die = cup.one(20, FALL_DICE, what, "19 or 20 is unharmed; anything else destroys it", fig.tag)
                 survives = die >= 19
                 if not survives:
                     lost = state.card(fig.card).life - fig.wounds
@@ -574,7 +719,9 @@ class HexSkirmish(Game):
                     )
                 )
             else:
-                faces, wounds = damage_dice(rng, 1 if fall.roll == "1 die" else 3)
+                faces = cup.roll(6, 1 if fall.roll == "1 die" else 3, FALL_DICE, what, "each skull (1-3) is a wound",
+                                 fig.tag)
+                wounds = skulls(faces)
                 new, fig = _wound(new, fig, wounds)
                 wounds_total += wounds
                 verdicts.append(
@@ -664,7 +811,7 @@ class HexSkirmish(Game):
                     ok.append(f.tag)
         return ok, why
 
-    def _attack(self, state: SkirmishState, positions: Positions, action: Action, rng: random.Random) -> Result:
+    def _attack(self, state: SkirmishState, positions: Positions, action: Action, cup: DiceCup) -> Result:
         problem = self._acting(state, positions, action, "attack")
         if problem:
             return Result(state, positions, (_verdict("attack.turn", Outcome.ILLEGAL, problem, action.unit),))
@@ -690,7 +837,15 @@ class HexSkirmish(Game):
             v = _verdict(rule, Outcome.ILLEGAL, why[target], fig.tag, distance=d)
             return Result(state, positions, (v,), self.overlays(state, positions, fig.tag))
         card, tcard = state.card(fig.card), state.card(tfig.card)
-        res = attack_roll(card, tcard, rng)
+        attack_faces = cup.roll(6, card.attack, ATTACK_DICE, f"{name_of(fig)}'s attack on {name_of(tfig)}",
+                                "each 1-3 is a skull", fig.tag)
+        hits = skulls(attack_faces)
+        reads = f"each 4-5 is a shield against the {_count(hits, 'skull')}"
+        if tcard.counterstrike:
+            reads += "; each shield beyond them hits back (Counterstrike)"
+        defense_faces = cup.roll(6, tcard.defense, DEFENSE_DICE, f"{name_of(tfig)}'s defense against {name_of(fig)}",
+                                 reads, tfig.tag, side=tfig.owner)
+        res = attack_roll(card, tcard, attack_faces, defense_faces)
         new, tfig = _wound(replace(state, attacked=True), tfig, res.wounds)
         msg = (
             f"{card.name} attacks {tcard.name} at {d} hex(es): {res.skulls} skull(s) against {res.shields} "
@@ -758,9 +913,10 @@ class HexSkirmish(Game):
 
     # ------------------------------------------------------------------ judge
 
-    def judge(self, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
+    def judge(self, scenario: Mapping[str, Json], rng: random.Random | None) -> dict[str, Json]:
         """Answer one scenario (docs/scenarios/hex_skirmish.md): question "reachable"; actions "initiative",
-        "choose", "move", "attack", "end_turn"."""
+        "choose", "move", "attack", "end_turn". The dice are the action's "rolls"; `rng` rolls the rest, and None
+        answers "waiting" with the roll asked for ("pending"). An action that ends the game names the "winner"."""
         state = _state_from(scenario, "the scenario", ScenarioError)
         units = scenario.get("units")
         assert isinstance(units, list)
@@ -802,6 +958,11 @@ class HexSkirmish(Game):
             return answer
         res = self.apply(state, positions, act, rng)
         answer = _answer(act.kind, list(res.verdicts), act.kind in ("initiative", "end_turn"))
+        if res.pending is not None:
+            answer["pending"] = res.pending.to_json()
+        answer["rolls"] = [r.to_json() for r in res.rolls]
+        if not self.is_over(state) and self.is_over(res.state):
+            answer["winner"] = winner_of(res.state)
         numbers: dict[str, Json] = {}
         for v in res.verdicts:
             numbers.update({k: val for k, val in v.numbers.items() if k not in numbers})
@@ -819,7 +980,9 @@ class HexSkirmish(Game):
 
 
 def _answer(kind: str, verdicts: list[Verdict], question: bool) -> dict[str, Json]:
-    if any(v.outcome is Outcome.ILLEGAL for v in verdicts):
+    if any(v.outcome is Outcome.WAITING for v in verdicts):
+        outcome = "waiting"
+    elif any(v.outcome is Outcome.ILLEGAL for v in verdicts):
         outcome = "illegal"
     elif question or all(v.outcome is Outcome.INFO for v in verdicts):
         outcome = "info"

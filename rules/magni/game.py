@@ -6,6 +6,9 @@ The play, in our words (scoring and team rules: rules/magni/scoring.py):
    centre cell and its player becomes Player 1; the other Lead goes directly above (the centre's N neighbour).
    Equal CAVs: the seed is silent. Option `lead_tie`: "roll" (default; each player rolls a d6, re-rolling
    ties, and the higher roll takes the centre) or "reselect" (nothing is placed; both pick again).
+   The tie's dice are the players' (rules/dice.py): the lead action's "rolls", the first player of the roster
+   first, then the other, round after round until they differ; Tablesight rolls them only when asked to ("roll
+   for us"), else the answer waits for the die it needs. A cocked die is the players' to roll again.
 2. Players then take turns placing one tile each on an empty cell, Player 1 first (our reading of "plays
    first"; after the leads Player 1 places 9 more and Player 2 places 8, one of its heroes stays in hand).
 3. When 19 tiles are down the map is full and the higher score wins (equal scores: a draw).
@@ -27,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.dice import d6
+from rules.dice import DiceCup, rolls_numbers, takes_dice
 from rules.engine import (
     Action,
     ActionError,
@@ -36,6 +39,7 @@ from rules.engine import (
     OptionField,
     Outcome,
     Overlay,
+    Panel,
     Placement,
     Positions,
     Result,
@@ -61,6 +65,7 @@ from rules.hexgrid import (
     straddle_words,
 )
 from rules.magni import standard
+from rules.magni.panel import panel
 from rules.magni.scoring import (
     ABOVE,
     BOARD_CELLS,
@@ -308,6 +313,11 @@ class Magni(Game):
         """Points per player from the tiles on the board now (skirmish and fortification)."""
         return dict(score(state.tiles(), state.owners).points)
 
+    def panel(self, state: MagniState, positions: Positions) -> Panel:
+        """The phase, whose turn to place, every hero tile, the score per player and the winner
+        (rules/magni/panel.py)."""
+        return panel(state)
+
     def stands_at(self, state: MagniState, unit: UnitId, x: float, y: float) -> bool:
         """True when the tile `unit` is already placed on the cell (x, y) snaps to."""
         cell, _ = state.layout.from_table(x, y)
@@ -342,14 +352,20 @@ class Magni(Game):
         empty = [c for c in BOARD_CELLS if c not in taken]
         return [Action("place", h.tag, {"hex": c.to_json()}) for h in state.in_hand(owner) for c in empty]
 
-    def apply(self, state: MagniState, positions: Positions, action: Action, rng: random.Random) -> Result:
+    @takes_dice
+    def apply(self, state: MagniState, positions: Positions, action: Action, rng: DiceCup) -> Result:
+        """Rule on a lead or a place; the Lead tie's dice come from `rng`, the action's DiceCup ("rolls")."""
         if action.kind == "lead":
-            return self._lead(state, positions, action, rng)
-        if action.kind == "place":
-            return self._place(state, positions, action)
-        raise ActionError(f'Rise of the Magni has no action {action.kind!r}; use "lead" or "place".')
+            res = self._lead(state, positions, action, rng)
+        elif action.kind == "place":
+            res = self._place(state, positions, action)
+        else:
+            raise ActionError(f'Rise of the Magni has no action {action.kind!r}; use "lead" or "place".')
+        if not res.legal:
+            del rng.given[len(rng.given) - rng.left:]  # not done, so no die was rolled for it: nothing left over
+        return res
 
-    def _lead(self, state: MagniState, positions: Positions, action: Action, rng: random.Random) -> Result:
+    def _lead(self, state: MagniState, positions: Positions, action: Action, cup: DiceCup) -> Result:
         if state.phase != "lead":
             v = _verdict("lead.phase", Outcome.ILLEGAL, "The centre has already been fought for; place a tile instead.")
             return Result(state, positions, (v,))
@@ -383,7 +399,10 @@ class Magni(Game):
         if a.cav == b.cav:
             rolls: list[dict[str, int]] = []
             while True:
-                ra, rb = d6(rng), d6(rng)
+                again = f", again after a tie at {rolls[-1][a.owner]}" if rolls else ""
+                what = f"the fight for the centre, {a.name} against {b.name} at CAV {a.cav}{again}"
+                ra = cup.one(6, "magni.lead.tie", what, "the higher roll takes the centre", a.tag, side=a.owner)
+                rb = cup.one(6, "magni.lead.tie", what, "the higher roll takes the centre", b.tag, side=b.owner)
                 rolls.append({a.owner: ra, b.owner: rb})
                 if ra != rb:
                     break
@@ -535,8 +554,10 @@ class Magni(Game):
 
     # ------------------------------------------------------------------ judge
 
-    def judge(self, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
-        """Answer one scenario (docs/scenarios/magni.md): questions "score" and "team", actions "lead", "place"."""
+    def judge(self, scenario: Mapping[str, Json], rng: random.Random | None) -> dict[str, Json]:
+        """Answer one scenario (docs/scenarios/magni.md): questions "score" and "team", actions "lead", "place".
+        A tied lead takes its dice from the action's "rolls"; `rng` rolls the rest, and without it the answer waits
+        for them ("pending")."""
         units_in = scenario.get("units")
         if not isinstance(units_in, list) or not units_in:
             raise ScenarioError('The Magni scenario has no "units" list; list the heroes (tag, owner, name, '
@@ -613,6 +634,9 @@ class Magni(Game):
         answer = _answer(kind, list(res.verdicts), question=False)
         answer["numbers"] = dict(res.verdicts[0].numbers) if res.verdicts else {}
         answer["state"] = self.dump_state(res.state)
+        answer["rolls"] = rolls_numbers(res.rolls)
+        if res.pending is not None:
+            answer["pending"] = res.pending.to_json()
         if kind == "lead" and res.state.first and res.legal:
             answer["first"] = res.state.first
         if kind == "place":
@@ -654,7 +678,7 @@ class Magni(Game):
             lead_tie=base.lead_tie,
             snap_fraction=base.snap_fraction,
         )
-        return self.apply(state, others, act, random.Random(0))
+        return self.apply(state, others, act, None)  # a placement rolls no die
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -680,7 +704,9 @@ def _with_tiles_down(base: MagniState, positions: Positions) -> MagniState:
 
 
 def _answer(kind: str, verdicts: list[Verdict], question: bool) -> dict[str, Json]:
-    if any(v.outcome is Outcome.ILLEGAL for v in verdicts):
+    if any(v.outcome is Outcome.WAITING for v in verdicts):
+        outcome = "waiting"
+    elif any(v.outcome is Outcome.ILLEGAL for v in verdicts):
         outcome = "illegal"
     elif any(v.outcome is Outcome.TOO_CLOSE_TO_CALL for v in verdicts):
         outcome = "too close to call"

@@ -1,9 +1,11 @@
 """Valknut's actions, each ruled in two layers: `check` (is it legal here, with the measured numbers) and
-`resolve` (what it does, with dice). Verdict messages say the rule in our words with the numbers.
+`resolve` (what it does, with the faces the players rolled, from a `rules.dice.DiceCup`). Verdict messages say
+the rule in our words with the numbers.
 
-Setup actions: "place_stockpile", "roll_off", "choose_drop_zone", "deploy".
-Turn start: "choose_path", "redeploy". Activations: "move", "attack", "disengage", "pick_up_runestone",
-"assign_spirits", "bear_restore", "end_activation".
+Setup actions: "place_stockpile", "roll_off", "choose_drop_zone", "deploy" (a unit already placed may be placed
+again until deployment ends). Turn start: "choose_path", "redeploy". Activations: "move", "attack", "disengage",
+"pick_up_runestone", "drop_runestone", "assign_spirits", "bear_restore", "end_activation". Any time a killed unit
+owes one: "choose_penalty".
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from shapely.geometry import Point
 
+from rules.dice import DiceCup
 from rules.engine import Action, ActionError, Inches, Outcome, Placement, Positions, ScenarioError, Verdict
 from rules.geometry import (
     Measure,
@@ -25,8 +28,8 @@ from rules.geometry import (
     wholly_within,
 )
 from rules.valknut.board import odd, second_drop_zone_allowed
-from rules.valknut.state import Stockpile, ValknutState
-from rules.valknut.table import BEAR_RESTORE_IN, ENGAGEMENT_IN, LEVEL_IN, Dice, Table
+from rules.valknut.state import GroundStone, Stockpile, ValknutState
+from rules.valknut.table import BEAR_RESTORE_IN, ENGAGEMENT_IN, LEVEL_IN, Table, called
 from rules.valknut.turns import (
     check_target,
     drop_stones,
@@ -50,9 +53,11 @@ from rules.valknut.units import (
 
 DISENGAGE_IN = 3.0
 ACTIVATION_KINDS = (
-    "move", "attack", "disengage", "pick_up_runestone", "assign_spirits", "bear_restore", "end_activation",
+    "move", "attack", "disengage", "pick_up_runestone", "drop_runestone", "assign_spirits", "bear_restore",
+    "end_activation",
 )
-KINDS = ("place_stockpile", "roll_off", "choose_drop_zone", "deploy", "choose_path", "redeploy") + ACTIVATION_KINDS
+KINDS = ("place_stockpile", "roll_off", "choose_drop_zone", "deploy", "choose_path", "redeploy",
+         "choose_penalty") + ACTIVATION_KINDS
 
 
 @dataclass(frozen=True)
@@ -105,14 +110,6 @@ def _int(params: Mapping[str, Any], key: str, kind: str, required: bool = True) 
     return value
 
 
-def rolls_of(params: Mapping[str, Any]) -> list[int]:
-    """The d6 results the players rolled themselves, if the action reports them ("rolls": [4, 6])."""
-    value = params.get("rolls", [])
-    if not isinstance(value, list) or not all(isinstance(r, int) and not isinstance(r, bool) and 1 <= r <= 6 for r in value):
-        raise ActionError(f'"rolls" must be a list of d6 results (1 to 6); got {value!r}.')
-    return list(value)
-
-
 def _unit(state: ValknutState, action: Action) -> int:
     if action.unit is None:
         raise ActionError(f'A "{action.kind}" action needs "unit": the tag id of the unit that acts.')
@@ -163,7 +160,7 @@ def check_place_stockpile(table: Table, action: Action) -> list[Verdict]:
                f"{player} places a Runic Stockpile in section {section}.", section=section)]
 
 
-def resolve_place_stockpile(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_place_stockpile(table: Table, action: Action, cup: DiceCup) -> Ruling:
     state = table.state
     x, y = _point(action.params, "at", "place_stockpile")[:2]
     player = stockpile_placer(state)
@@ -179,8 +176,9 @@ def check_roll_off(table: Table, action: Action) -> list[Verdict]:
     return _phase(table.state, "roll_off", "roll_off")
 
 
-def resolve_roll_off(table: Table, action: Action, dice: Dice) -> Ruling:
-    first, v = roll_off(table.state, dice, "valknut.drop_zones.roll")
+def resolve_roll_off(table: Table, action: Action, cup: DiceCup) -> Ruling:
+    first, v = roll_off(table.state, cup, "valknut.drop_zones.roll", "the roll-off for the Drop Zones",
+                        "the higher roll chooses its Drop Zone first")
     return Ruling(replace(table.state, first_player=first, phase="drop_zones"), table.positions, (v,))
 
 
@@ -218,7 +216,7 @@ def check_choose_drop_zone(table: Table, action: Action) -> list[Verdict]:
                first=taken)]
 
 
-def resolve_choose_drop_zone(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_choose_drop_zone(table: Table, action: Action, cup: DiceCup) -> Ruling:
     state = table.state
     section = int(action.params["section"])
     state = replace(state, drop_zones=state.drop_zones + ((zone_chooser(state), section),))
@@ -241,17 +239,22 @@ def deployer(state: ValknutState) -> str | None:
 
 
 def _placement_checks(table: Table, tag: int, at: Placement, rule: str, zone: int) -> list[Verdict]:
-    """A base set down wholly within the Drop Zone, clear of other bases and impassable terrain."""
+    """A base set down wholly within the Drop Zone, clear of other bases and impassable terrain. Set down outside,
+    the verdict says where to put it: the span its centre may take, inches."""
     unit = table.unit(tag)
     section = table.battlefield.section(zone)
     margin = wholly_within(at, unit.radius_in, section.area)
     outcome = margin.at_least(0.0)
     words = {Outcome.LEGAL: "wholly within", Outcome.ILLEGAL: "not wholly within",
              Outcome.TOO_CLOSE_TO_CALL: "too close to call for wholly within"}[outcome]
-    out = [_v(rule, outcome,
-              f'Unit {tag} at ({at.x:.2f}, {at.y:.2f}) is {words} its Drop Zone (section {zone}): its base edge is '
-              f'{margin.text()} inside the section edge.', tag, margin_in=round(margin.value, 4), pm_in=round(margin.pm, 4),
-              section=zone)]
+    where = "inside" if margin.value >= 0 else "outside"
+    message = (f'Unit {tag} at ({at.x:.2f}, {at.y:.2f}) is {words} its Drop Zone (section {zone}): its base edge is '
+               f'{Measure(abs(margin.value), margin.pm).text()} {where} the section edge.')
+    if outcome is Outcome.ILLEGAL:
+        r = unit.radius_in
+        message = message[:-1] + (f"; put {unit.name} wholly inside {unit.owner}'s Drop Zone: its centre at x "
+                                  f"{section.x0 + r:g} to {section.x1 - r:g}, y {section.y0 + r:g} to {section.y1 - r:g}.")
+    out = [_v(rule, outcome, message, tag, margin_in=round(margin.value, 4), pm_in=round(margin.pm, 4), section=zone)]
     out += _overlap(table, tag, at)
     blocked = crosses_impassable([at.xy], table.terrain, unit.radius_in)
     if blocked:
@@ -288,33 +291,42 @@ def _zone_of(state: ValknutState, player: str) -> int:
 
 
 def check_deploy(table: Table, action: Action) -> list[Verdict]:
+    """Deploy: wholly within its Drop Zone, the players alternating, the higher roller first. A unit already placed
+    may be placed again until deployment ends (our reading: the book is silent; putting a figure down is its
+    placement, and setting it straight is not another one), ruled against its Drop Zone again."""
     state = table.state
     out = _phase(state, "deploy", "deploy")
     if out:
         return out
     tag = _unit(state, action)
     unit = state.unit(tag)
+    zone = _zone_of(state, unit.owner)
     if unit.on_table:
-        return [_v("valknut.deploy.once", Outcome.ILLEGAL, f"Unit {tag} is already deployed.", tag)]
+        again = _v("valknut.deploy.again", Outcome.INFO,
+                   f"Unit {tag} is placed again within deployment: it is ruled where it now stands, and it is not "
+                   "another placement.", tag)
+        return [again, *_placement_checks(table, tag, _at(table, action, tag), "valknut.deploy.wholly_within", zone)]
     who = deployer(state)
     if unit.owner != who:
         return [_v("valknut.deploy.alternate", Outcome.ILLEGAL,
-                   f"It is {who}'s turn to place a unit; the players alternate, the higher roller first.", tag)]
-    zone = _zone_of(state, unit.owner)
+                   f"It is {who}'s turn to place a unit; the players alternate, the higher roller first. Take "
+                   f"{unit.name} off the table until {who} has placed.", tag)]
     return _placement_checks(table, tag, _at(table, action, tag), "valknut.deploy.wholly_within", zone)
 
 
-def resolve_deploy(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_deploy(table: Table, action: Action, cup: DiceCup) -> Ruling:
     state = table.state
     tag = _unit(state, action)
     at = _at(table, action, tag)
     unit = state.unit(tag)
-    state = state.with_unit(replace(unit, on_table=True, armor=permanent(unit)[1]))
     positions = dict(table.positions)
     positions[tag] = at
+    if unit.on_table:  # placed again: where it stands changes, nothing else
+        return Ruling(state, positions, ())
+    state = state.with_unit(replace(unit, on_table=True, armor=permanent(unit)[1]))
     verdicts: list[Verdict] = []
     if deployer(state) is None:
-        state, verdicts = start_turn(replace(state, phase="turn_start"), positions, dice)
+        state, verdicts = start_turn(replace(state, phase="turn_start"), positions, cup)
     return Ruling(state, positions, tuple(verdicts))
 
 
@@ -339,7 +351,7 @@ def check_choose_path(table: Table, action: Action) -> list[Verdict]:
                f"Unit {tag} takes step {n} down the Path of the {path.title()}.", tag, path=path, step=n)]
 
 
-def resolve_choose_path(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_choose_path(table: Table, action: Action, cup: DiceCup) -> Ruling:
     state = table.state
     tag = _unit(state, action)
     path = str(action.params["path"])
@@ -350,21 +362,29 @@ def resolve_choose_path(table: Table, action: Action, dice: Dice) -> Ruling:
 
 
 def check_redeploy(table: Table, action: Action) -> list[Verdict]:
+    """A killed unit that made its return roll is placed wholly within its owner's Drop Zone at the beginning of
+    the turn, with its penalty once reinforcements are depleted (chosen before, or given as "penalty")."""
     state = table.state
+    tag = _unit(state, action)
+    unit = state.unit(tag)
+    if unit.alive:
+        return [_v("valknut.redeploy.roll", Outcome.ILLEGAL,
+                   f"Unit {tag} cannot be redeployed: it is on the battlefield.", tag)]
+    if not unit.ready:
+        when = ("returns at the beginning of the next turn without a roll" if unit.redeploy_target <= 1
+                else f"returns on a {unit.redeploy_target}+ at the beginning of the next turn")
+        return [_v("valknut.redeploy.roll", Outcome.ILLEGAL,
+                   f"Unit {tag} cannot be redeployed: it was killed and {when}. Take {unit.name} off the table "
+                   "until then.", tag, target=unit.redeploy_target)]
     out = _phase(state, "redeploy", "turn_start")
     if out:
         return out
-    tag = _unit(state, action)
-    unit = state.unit(tag)
-    if unit.alive or not unit.ready:
-        why = "is on the battlefield" if unit.alive else f"has not made its return roll ({unit.redeploy_target}+ next turn)"
-        return [_v("valknut.redeploy.roll", Outcome.ILLEGAL, f"Unit {tag} cannot be redeployed: it {why}.", tag)]
     penalty = action.params.get("penalty")
-    out = []
     if unit.penalty_due:
         if penalty not in PENALTIES:
             return [_v("valknut.redeploy.penalty", Outcome.ILLEGAL,
-                       f"Reinforcements are depleted: unit {tag} must choose a penalty ({', '.join(PENALTIES)}).", tag)]
+                       f"Reinforcements are depleted: unit {tag} must choose a penalty ({', '.join(PENALTIES)}) "
+                       f"before it returns; choose it, then put {unit.name} down again.", tag)]
         out.append(_v("valknut.redeploy.penalty", Outcome.LEGAL,
                       f"Unit {tag} returns with a permanent -1 {penalty}" if penalty != "speed"
                       else f'Unit {tag} returns with a permanent -2" Speed', tag, penalty=penalty))
@@ -372,7 +392,7 @@ def check_redeploy(table: Table, action: Action) -> list[Verdict]:
     return out + _placement_checks(table, tag, _at(table, action, tag), "valknut.redeploy.wholly_within", zone)
 
 
-def resolve_redeploy(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_redeploy(table: Table, action: Action, cup: DiceCup) -> Ruling:
     state = table.state
     tag = _unit(state, action)
     unit = state.unit(tag)
@@ -385,11 +405,35 @@ def resolve_redeploy(table: Table, action: Action, dice: Dice) -> Ruling:
     return Ruling(maybe_begin_activations(state.with_unit(unit)), positions, ())
 
 
+def check_choose_penalty(table: Table, action: Action) -> list[Verdict]:
+    """Life After Death, step 2: a unit killed once reinforcements are depleted chooses one permanent penalty
+    (-1 Accuracy, -2" Speed, -1 Damage, -1 Armor), any time before it returns."""
+    state = table.state
+    tag = _unit(state, action)
+    penalty = action.params.get("penalty")
+    if penalty not in PENALTIES:
+        raise ActionError(f'"choose_penalty" needs "penalty": one of {", ".join(PENALTIES)}; got {penalty!r}.')
+    unit = state.unit(tag)
+    if unit.alive or not unit.penalty_due:
+        why = "is on the battlefield" if unit.alive else "was killed before reinforcements were depleted"
+        return [_v("valknut.redeploy.penalty", Outcome.ILLEGAL, f"Unit {tag} owes no penalty: it {why}.", tag)]
+    said = '-2" Speed' if penalty == "speed" else f"-1 {str(penalty).title()}"
+    return [_v("valknut.redeploy.penalty", Outcome.LEGAL,
+               f"Unit {tag} will return with a permanent {said} (reinforcements are depleted).", tag, penalty=penalty)]
+
+
+def resolve_choose_penalty(table: Table, action: Action, cup: DiceCup) -> Ruling:
+    state = table.state
+    unit = state.unit(_unit(state, action))
+    unit = replace(unit, penalties=unit.penalties + (str(action.params["penalty"]),), penalty_due=False)
+    return Ruling(state.with_unit(unit), table.positions, ())
+
+
 # ------------------------------------------------------------------------------------------ activations
 
 
-def check_activation(table: Table, action: Action) -> list[Verdict]:
-    """Whose activation it is, and whether the unit has an action left for this kind."""
+def check_activation(table: Table, action: Action, costs: bool = True) -> list[Verdict]:
+    """Whose activation it is, and whether the unit has an action left for this kind (`costs`: it spends one)."""
     state = table.state
     out = _phase(state, action.kind, "activations")
     if out:
@@ -407,7 +451,7 @@ def check_activation(table: Table, action: Action) -> list[Verdict]:
                    f"Unit {state.active_unit} is still activating; end its activation first.", tag)]
     if unit.activated:
         return [_v("valknut.turn.activation", Outcome.ILLEGAL, f"Unit {tag} has already activated this turn.", tag)]
-    if action.kind == "end_activation":
+    if action.kind == "end_activation" or not costs:
         return []
     allowed = table.stats(tag).actions
     if len(unit.actions_taken) >= allowed:
@@ -574,7 +618,7 @@ def _spend(state: ValknutState, tag: int, kind: str) -> ValknutState:
     return replace(state.with_unit(replace(unit, actions_taken=unit.actions_taken + (kind,))), active_unit=tag)
 
 
-def _after_action(table: Table, state: ValknutState, positions: Positions, tag: int, dice: Dice,
+def _after_action(table: Table, state: ValknutState, positions: Positions, tag: int, cup: DiceCup,
                   verdicts: list[Verdict]) -> Ruling:
     """Spend the action; when the unit has used all its actions (or was killed) its activation ends."""
     state = check_target(state)
@@ -582,24 +626,24 @@ def _after_action(table: Table, state: ValknutState, positions: Positions, tag: 
         return Ruling(state, positions, tuple(verdicts))
     unit = state.unit(tag)
     if not unit.alive:
-        state, more = end_activation(replace(state, active_unit=None), positions, tag, dice)
+        state, more = end_activation(replace(state, active_unit=None), positions, tag, cup)
         return Ruling(state, positions, tuple(verdicts + more))
     if len(unit.actions_taken) >= Table.of(state, positions).stats(tag).actions:
-        state, more = end_activation(state, positions, tag, dice)
+        state, more = end_activation(state, positions, tag, cup)
         verdicts += more
     return Ruling(state, positions, tuple(verdicts))
 
 
-def resolve_move(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_move(table: Table, action: Action, cup: DiceCup) -> Ruling:
     tag = _unit(table.state, action)
     _, end = _route(table, action, tag)
     positions = dict(table.positions)
     positions[tag] = end
     state = _spend(table.state, tag, action.kind)
-    return _after_action(table, state, positions, tag, dice, [])
+    return _after_action(table, state, positions, tag, cup, [])
 
 
-def resolve_disengage(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_disengage(table: Table, action: Action, cup: DiceCup) -> Ruling:
     """Disengage; an enemy with Wolf 3 within 1" of the disengaging unit attacks it first."""
     tag = _unit(table.state, action)
     state = _spend(table.state, tag, action.kind)
@@ -607,14 +651,15 @@ def resolve_disengage(table: Table, action: Action, dice: Dice) -> Ruling:
     positions: Positions = table.positions
     for enemy, _, outcome in table.engaged(tag):
         if outcome is Outcome.LEGAL and state.unit(enemy).steps.wolf >= 3 and state.unit(tag).alive:
-            state, positions, vs = attack_once(Table(state, positions, table.terrain), enemy, tag, dice,
-                                               "valknut.path.wolf.3")
+            state, positions, vs = attack_once(Table(state, positions, table.terrain), enemy, tag, cup,
+                                               "valknut.path.wolf.3", side=state.unit(enemy).owner,
+                                               which=" as it disengages (Path of the Wolf)")
             verdicts += vs
     if state.unit(tag).alive:
         _, end = _route(table, action, tag)
         positions = dict(positions)
         positions[tag] = end
-    return _after_action(table, state, positions, tag, dice, verdicts)
+    return _after_action(table, state, positions, tag, cup, verdicts)
 
 
 def _attack_mode(table: Table, action: Action, tag: int, target: int) -> str:
@@ -643,9 +688,10 @@ def check_attack(table: Table, action: Action) -> list[Verdict]:
     gap = table.gap(tag, target)
     if mode == "melee":
         outcome = gap.at_most(ENGAGEMENT_IN)
+        far = f' (out of range: {gap.value:.2f}" > 1")' if outcome is Outcome.ILLEGAL else ""
         return [_v("valknut.attack.melee_range", outcome,
-                   f'Unit {tag} is {gap.text()} from unit {target}; melee attacks need 1" or less: {outcome.value}.',
-                   tag, gap_in=round(gap.value, 4), pm_in=round(gap.pm, 4), mode="melee")]
+                   f'Unit {tag} is {gap.text()} from unit {target}; melee attacks need 1" or less: {outcome.value}'
+                   f"{far}.", tag, gap_in=round(gap.value, 4), pm_in=round(gap.pm, 4), mode="melee")]
     near = table.engaged(tag)
     surely = [e for e in near if e[2] is Outcome.LEGAL]
     if surely or near:
@@ -669,7 +715,7 @@ def check_attack(table: Table, action: Action) -> list[Verdict]:
     return out
 
 
-def deal_damage(table: Table, attacker: int, defender: int, amount: int, dice: Dice) -> tuple[ValknutState, Positions, list[Verdict]]:
+def deal_damage(table: Table, attacker: int, defender: int, amount: int, cup: DiceCup) -> tuple[ValknutState, Positions, list[Verdict]]:
     """Deal Damage: Armor first, the rest to HP; with the Bear, Deer and Wolf boons that touch it."""
     state, positions = table.state, dict(table.positions)
     d = state.unit(defender)
@@ -678,7 +724,9 @@ def deal_damage(table: Table, attacker: int, defender: int, amount: int, dice: D
     protected = bear >= 3
     ignored, bear_rolls = 0, []
     if bear >= 1 and amount > 0:
-        bear_rolls = dice.many(amount)
+        bear_rolls = list(cup.roll(6, amount, "valknut.path.bear.1",
+                                   f"{called(d)}'s Path of the Bear against {amount} damage",
+                                   "each 6 ignores a point of damage", defender, side=d.owner))
         ignored = bear_rolls.count(6)
     dealt = amount - ignored
     absorbed = min(d.armor, dealt)
@@ -724,13 +772,19 @@ def deal_damage(table: Table, attacker: int, defender: int, amount: int, dice: D
     return state, positions, [_v("valknut.attack.damage", Outcome.INFO, msg + ".", defender, **numbers)]
 
 
-def attack_once(table: Table, attacker: int, defender: int, dice: Dice, rule: str) -> tuple[ValknutState, Positions, list[Verdict]]:
-    """One attack: the To-Hit Number from Accuracy against Evasion, 1d6, then damage (Wolf 2 on a miss)."""
+def attack_once(table: Table, attacker: int, defender: int, cup: DiceCup, rule: str, side: str | None = None,
+                which: str = "") -> tuple[ValknutState, Positions, list[Verdict]]:
+    """One attack: the To-Hit Number from Accuracy against Evasion, 1d6, then damage (Wolf 2 on a miss).
+    side: who rolls when it is not the acting unit's owner (Wolf 3's strike at a unit disengaging)."""
     att, dfn = table.stats(attacker), table.stats(defender)
     need = to_hit(att.accuracy, dfn.evasion)
-    roll = dice.d6()
+    wolf = math.ceil(att.damage / 2) if table.unit(attacker).steps.wolf >= 2 else 0
+    reads = (f"{need}+ hits (Accuracy {att.accuracy} against Evasion {dfn.evasion})"
+             + (f"; a miss still deals {wolf} (Path of the Wolf)" if wolf else ""))
+    roll = cup.one(6, rule, f"{called(table.unit(attacker))}'s attack on {called(table.unit(defender))}{which}", reads,
+                   attacker, side)
     hit = roll >= need
-    amount = att.damage if hit else (math.ceil(att.damage / 2) if table.unit(attacker).steps.wolf >= 2 else 0)
+    amount = att.damage if hit else wolf
     v = _v(rule, Outcome.INFO,
            f"Unit {attacker} (Accuracy {att.accuracy}) attacks unit {defender} (Evasion {dfn.evasion}): needs "
            f"{need}+, rolled {roll}: {'hit' if hit else 'miss'}"
@@ -738,23 +792,25 @@ def attack_once(table: Table, attacker: int, defender: int, dice: Dice, rule: st
            attacker, to_hit=need, roll=roll, hit=hit, accuracy=att.accuracy, evasion=dfn.evasion)
     if amount <= 0:
         return table.state, table.positions, [v]
-    state, positions, more = deal_damage(table, attacker, defender, amount, dice)
+    state, positions, more = deal_damage(table, attacker, defender, amount, cup)
     return state, positions, [v, *more]
 
 
-def resolve_attack(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_attack(table: Table, action: Action, cup: DiceCup) -> Ruling:
     tag = _unit(table.state, action)
     target = int(action.params["target"])
     state = _spend(table.state, tag, action.kind)
     positions: Positions = table.positions
     verdicts: list[Verdict] = []
     attacks = 2 if state.unit(tag).steps.wolf >= 3 else 1
-    for _ in range(attacks):
+    for n in range(attacks):
         if not state.unit(target).alive:
             break
-        state, positions, vs = attack_once(Table(state, positions, table.terrain), tag, target, dice, "valknut.attack.roll")
+        which = f" ({'first' if n == 0 else 'second'} of two, Path of the Wolf)" if attacks > 1 else ""
+        state, positions, vs = attack_once(Table(state, positions, table.terrain), tag, target, cup,
+                                           "valknut.attack.roll", which=which)
         verdicts += vs
-    return _after_action(table, state, positions, tag, dice, verdicts)
+    return _after_action(table, state, positions, tag, cup, verdicts)
 
 
 def _reachable_stones(table: Table, tag: int) -> list[tuple[str, int, Measure]]:
@@ -810,7 +866,7 @@ def check_pick_up_runestone(table: Table, action: Action) -> list[Verdict]:
                tag, distance_in=round(m.value, 4), pm_in=round(m.pm, 4))]
 
 
-def resolve_pick_up_runestone(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_pick_up_runestone(table: Table, action: Action, cup: DiceCup) -> Ruling:
     tag = _unit(table.state, action)
     choice = _pick_choice(table, action, tag)
     assert choice is not None
@@ -829,7 +885,34 @@ def resolve_pick_up_runestone(table: Table, action: Action, dice: Dice) -> Rulin
     v = _v("valknut.runestone.carry", Outcome.INFO,
            f"Unit {tag} picks up a Runestone" + ("; its movement is halved while it carries it." if unit.steps.deer < 2 else "."),
            tag, carrying=len(unit.carrying) + 1)
-    return _after_action(table, _spend(state, tag, action.kind), table.positions, tag, dice, [v])
+    return _after_action(table, _spend(state, tag, action.kind), table.positions, tag, cup, [v])
+
+
+def check_drop_runestone(table: Table, action: Action) -> list[Verdict]:
+    """Drop a Runestone (our option: the book lists no such action, and a stone a unit carries must be able to
+    change hands): in its activation, at no action's cost, a unit sets a Runestone it carries down where it stands."""
+    out = check_activation(table, action, costs=False)
+    if out:
+        return out
+    tag = _unit(table.state, action)
+    unit = table.unit(tag)
+    if not unit.carrying:
+        return [_v("valknut.runestone.drop", Outcome.ILLEGAL, f"Unit {tag} carries no Runestone to drop.", tag)]
+    at = table.at(tag)
+    return [_v("valknut.runestone.drop", Outcome.LEGAL,
+               f"Unit {tag} drops a Runestone at ({at.x:.2f}, {at.y:.2f}); it costs no action.", tag,
+               carrying=len(unit.carrying) - 1)]
+
+
+def resolve_drop_runestone(table: Table, action: Action, cup: DiceCup) -> Ruling:
+    tag = _unit(table.state, action)
+    state = table.state
+    unit = state.unit(tag)
+    at = table.at(tag)
+    stone = unit.carrying[-1]
+    state = state.with_unit(replace(unit, carrying=unit.carrying[:-1]))
+    state = replace(state, ground=state.ground + (GroundStone(at.x, at.y, stone.origin),), active_unit=tag)
+    return Ruling(state, table.positions, ())
 
 
 def _blessings_param(action: Action) -> list[tuple[int, str]]:
@@ -869,7 +952,7 @@ def check_assign_spirits(table: Table, action: Action) -> list[Verdict]:
                tag, pool=raven)]
 
 
-def resolve_assign_spirits(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_assign_spirits(table: Table, action: Action, cup: DiceCup) -> Ruling:
     """The giver's earlier Blessings are withdrawn and the new ones placed; Armor Blessings add to Armor now."""
     tag = _unit(table.state, action)
     state = table.state
@@ -886,7 +969,7 @@ def resolve_assign_spirits(table: Table, action: Action, dice: Dice) -> Ruling:
             state = state.with_unit(replace(t, armor=t.armor + int(blessing_size("armor", raven))))
     v = _v("valknut.spirits.blessing", Outcome.INFO,
            "Blessed: " + ", ".join(f"unit {b.target} {b.effect}" for b in new) + ".", tag)
-    return _after_action(table, _spend(state, tag, action.kind), table.positions, tag, dice, [v])
+    return _after_action(table, _spend(state, tag, action.kind), table.positions, tag, cup, [v])
 
 
 def check_bear_restore(table: Table, action: Action) -> list[Verdict]:
@@ -912,14 +995,17 @@ def check_bear_restore(table: Table, action: Action) -> list[Verdict]:
     return out or [_v("valknut.path.bear.2", Outcome.LEGAL, f"Unit {tag} restores HP to {targets}.", tag)]
 
 
-def resolve_bear_restore(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_bear_restore(table: Table, action: Action, cup: DiceCup) -> Ruling:
     """Roll 2d6; heal the targets in the order given up to 10 HP; any excess becomes Armor on the first
     target (extra Armor that is not restored at the start of a turn)."""
     tag = _unit(table.state, action)
     targets = list(action.params.get("targets", [tag]))
-    rolls = dice.many(2)
-    points = sum(rolls)
     state = table.state
+    names = [called(state.unit(t)) for t in targets]
+    rolls = list(cup.roll(6, 2, "valknut.path.bear.2", f"{called(state.unit(tag))}'s Path of the Bear restore",
+                          f"the total restores HP to {', then '.join(names)}; any excess becomes Armor on {names[0]}",
+                          tag))
+    points = sum(rolls)
     healed = {}
     for t in targets:
         u = state.unit(t)
@@ -936,7 +1022,7 @@ def resolve_bear_restore(table: Table, action: Action, dice: Dice) -> Ruling:
            + (", ".join(f"{g} HP to unit {t}" for t, g in healed.items()) or "no HP")
            + (f", {points} extra Armor to unit {targets[0]}" if points > 0 else "") + ".",
            tag, rolls=rolls, extra_armor=points)
-    return _after_action(table, _spend(state, tag, action.kind), table.positions, tag, dice, [v])
+    return _after_action(table, _spend(state, tag, action.kind), table.positions, tag, cup, [v])
 
 
 def check_end_activation(table: Table, action: Action) -> list[Verdict]:
@@ -947,10 +1033,10 @@ def check_end_activation(table: Table, action: Action) -> list[Verdict]:
     return check_activation(table, action)
 
 
-def resolve_end_activation(table: Table, action: Action, dice: Dice) -> Ruling:
+def resolve_end_activation(table: Table, action: Action, cup: DiceCup) -> Ruling:
     tag = action.unit if action.unit is not None else table.state.active_unit
     assert tag is not None
-    state, verdicts = end_activation(table.state, table.positions, tag, dice)
+    state, verdicts = end_activation(table.state, table.positions, tag, cup)
     return Ruling(state, table.positions, tuple(verdicts))
 
 
@@ -961,10 +1047,12 @@ CHECKS = {
     "deploy": (check_deploy, resolve_deploy),
     "choose_path": (check_choose_path, resolve_choose_path),
     "redeploy": (check_redeploy, resolve_redeploy),
+    "choose_penalty": (check_choose_penalty, resolve_choose_penalty),
     "move": (check_move, resolve_move),
     "attack": (check_attack, resolve_attack),
     "disengage": (check_disengage, resolve_disengage),
     "pick_up_runestone": (check_pick_up_runestone, resolve_pick_up_runestone),
+    "drop_runestone": (check_drop_runestone, resolve_drop_runestone),
     "assign_spirits": (check_assign_spirits, resolve_assign_spirits),
     "bear_restore": (check_bear_restore, resolve_bear_restore),
     "end_activation": (check_end_activation, resolve_end_activation),
@@ -980,10 +1068,10 @@ def check(table: Table, action: Action) -> list[Verdict]:
     return CHECKS[action.kind][0](table, action)
 
 
-def rule(table: Table, action: Action, dice: Dice) -> Ruling:
+def rule(table: Table, action: Action, cup: DiceCup) -> Ruling:
     """Check the action; if nothing in it is illegal, do it (too close to call is given the benefit of the doubt)."""
     verdicts = check(table, action)
     if _bad(verdicts):
         return Ruling(table.state, table.positions, tuple(verdicts))
-    done = CHECKS[action.kind][1](table, action, dice)
+    done = CHECKS[action.kind][1](table, action, cup)
     return Ruling(done.state, done.positions, tuple(verdicts) + done.verdicts)

@@ -20,6 +20,23 @@ reach, ranged attacks need sight, and the section numbering (valknut_board). See
 "Within 1"" is measured as a tape would between the bases, across and, between floors, up (valknut_table):
 a unit on a floor 3" up is not engaged with the enemy beneath it.
 
+Dice are the players' input (rules/dice.py): every roll takes the faces in the action's "rolls", a flat list
+of d6 faces in the order the rules take them; Tablesight rolls the rest only when asked to ("roll for us",
+a generator), otherwise the answer waits for the roll it needs, naming who rolls how many dice for what.
+The rolls, in the order they are taken:
+- the roll-off for the Drop Zones ("roll_off") and, under the `initiative: "roll_off"` option, for the
+  initiative at the start of each turn: 1d6 each, the first player of the roster first, then the other;
+- an Attack's to-hit 1d6 (Wolf 3: two attacks, each its own roll), then, when damage lands on a unit with
+  the Path of the Bear (its own or an aura's), its owner's 1d6 per point of damage (each 6 ignores one);
+  Wolf 3's strike at a unit disengaging is the striker's owner's roll, before the Disengage moves;
+- Bear 2's restore ("bear_restore"): 2d6;
+- at the beginning of a turn, each killed unit's return roll (1d6, tag order, its owner rolls). A turn
+  begins inside the action that ends the last activation or places the last unit, so these faces (and an
+  initiative roll-off) follow that action's own faces in its "rolls".
+Where the book is silent, OUR options: a tied roll-off is rolled again (both dice), as often as it ties;
+who rolls first in a roll-off: the roster's first player; a cocked die or one off the tray is the players'
+to re-roll by their own table custom: Tablesight takes only the faces that count.
+
 Tracker moves: a Move event {"tag": 12, "from_in": [x, y], "to_in": [x, y], "length_in": l, "pm_in": e}
 becomes Action("move", 12, {"to": to_in, "length_in": l, "pm_in": e}) ruled against the positions as they
 were before the move (unit 12 at from_in); `action_from_move_event` does that, choosing "disengage" when
@@ -29,11 +46,13 @@ the unit starts within 1" of an enemy.
 from __future__ import annotations
 
 import copy
+import json
 import math
 import random
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from rules.dice import DiceCup, rolls_numbers, takes_dice
 from rules.engine import (
     Action,
     Assessment,
@@ -43,6 +62,7 @@ from rules.engine import (
     OptionField,
     Outcome,
     Overlay,
+    Panel,
     Placement,
     Positions,
     Result,
@@ -58,12 +78,13 @@ from rules.engine import (
 from rules.geometry import all_pairs_sight
 from rules.terrain import parse_terrain
 from rules.valknut import standard
-from rules.valknut.actions import check, deployer, rolls_of, rule, stockpile_placer, zone_chooser
+from rules.valknut.actions import check, deployer, rule, stockpile_placer, zone_chooser
 from rules.valknut.board import LONG_IN, SHORT_IN, Battlefield, odd, second_drop_zone_allowed
+from rules.valknut.panel import PENALTY_WORDS, panel
 from rules.valknut.setup import new_state, scenario_state
 from rules.valknut.state import ValknutState, dump_state, load_state
-from rules.valknut.table import Dice, Table
-from rules.valknut.units import PATHS, to_hit
+from rules.valknut.table import Table
+from rules.valknut.units import PATHS, PENALTIES, to_hit
 
 DIRECTIONS = tuple((math.cos(math.radians(a)), math.sin(math.radians(a))) for a in range(0, 360, 45))
 
@@ -87,6 +108,8 @@ def _outcome(verdicts: tuple[Verdict, ...] | list[Verdict], question: bool) -> s
     outs = [v.outcome for v in verdicts]
     if question:
         return Outcome.INFO.value
+    if Outcome.WAITING in outs:
+        return Outcome.WAITING.value
     if Outcome.ILLEGAL in outs:
         return Outcome.ILLEGAL.value
     if Outcome.TOO_CLOSE_TO_CALL in outs:
@@ -99,11 +122,14 @@ class Valknut(Game):
     name: ClassVar[str] = "valknut"
     title: ClassVar[str] = "Valknut: Skirmish Game"
     board: ClassVar[str] = "inches"
-    camera_kinds: ClassVar[frozenset[str]] = frozenset({"move", "disengage"})
+    camera_kinds: ClassVar[frozenset[str]] = frozenset({"move", "disengage", "deploy", "redeploy"})
+    """A base moved is a Move or a Disengage; a base put down in deployment, or a killed unit's put back, is its
+    (re)deployment where the camera sees it: the Declare panel offers no fixed points for them."""
     kind_titles: ClassVar[Mapping[str, str]] = {
         "assign_spirits": "Spirit Blessings", "bear_restore": "Path of the Bear: restore HP",
         "pick_up_runestone": "Pick up a Runestone", "choose_path": "Choose a Path",
-        "place_stockpile": "Place a Runic Stockpile", "choose_drop_zone": "Choose a Drop Zone", "roll_off": "Roll off"}
+        "place_stockpile": "Place a Runic Stockpile", "choose_drop_zone": "Choose a Drop Zone", "roll_off": "Roll off",
+        "choose_penalty": "Reinforcements depleted: choose a penalty", "drop_runestone": "Drop a Runestone"}
 
     # a new game's setup: rules/valknut/standard.py
     def option_fields(self) -> tuple[OptionField, ...]:
@@ -119,9 +145,12 @@ class Valknut(Game):
     def new_state(self, setup: Mapping[str, Json]) -> ValknutState:
         return new_state(setup)
 
-    def apply(self, state: ValknutState, positions: Positions, action: Action, rng: random.Random) -> Result:
-        dice = Dice.of(rng, rolls_of(action.params))
-        ruling = rule(Table.of(state, positions), action, dice)
+    @takes_dice
+    def apply(self, state: ValknutState, positions: Positions, action: Action, rng: DiceCup) -> Result:
+        """Rule on the action; its dice come from `rng`, the action's DiceCup (the players' "rolls" first)."""
+        ruling = rule(Table.of(state, positions), action, rng)
+        if any(v.outcome is Outcome.ILLEGAL for v in ruling.verdicts):
+            del rng.given[len(rng.given) - rng.left:]  # not done, so no die was rolled for it: nothing left over
         out = dict(positions)
         out.update(ruling.positions)
         for u in ruling.state.units:
@@ -138,19 +167,44 @@ class Valknut(Game):
         return frozenset(u.tag for u in state.units if not u.alive)
 
     def score(self, state: ValknutState) -> dict[str, Json]:
-        """Runestones delivered and kills, per player (the two win options' counts)."""
+        """Runestones delivered and kills, per player (the two win options' counts), and the winner once the game
+        is over ("draw" when nobody won; None before)."""
         return {"delivered": {p: state.delivered.of(p) for p in state.players},
-                "kills": {p: state.kills.of(p) for p in state.players}}
+                "kills": {p: state.kills.of(p) for p in state.players},
+                "winner": state.winner if state.phase == "over" else None}
+
+    def panel(self, state: ValknutState, positions: Positions) -> Panel:
+        """The turn of the limit, what is left to do, every unit's HP, Armor, Marks and Runestones, the
+        Runestones delivered and kills, and how the game is won (rules/valknut/panel.py)."""
+        return panel(state, positions)
 
     # ------------------------------------------------------------------------------------ legal actions
 
     def camera_action(self, state: ValknutState, unit: UnitId, seen: str, at: tuple[float, float],
                       came_from: tuple[float, float] | None = None, *, positions: Positions | None = None,
                       measured: Measured | None = None) -> Action | None:
-        """A base moved is a Move, or a Disengage when it started within 1" of an enemy (surely); a base put
-        down in the deploy phase is its deployment there; otherwise a base put down is no news."""
+        """What the camera saw a unit do. In the deploy phase a base put down or moved on the battlefield is its
+        deployment there (placed again while deployment lasts: ruled again, never a Move). A killed unit put back
+        on the battlefield, first seen or seen moved from wherever it died, is its redeployment there (refused,
+        with the reason, until its return roll lets it come back). Otherwise a base moved is a Move, or a Disengage
+        when it started within 1" of an enemy (surely); a base put down is no news, and so is a figure not yet
+        deployed, or killed, set down beside the battlefield."""
+        if not isinstance(state, ValknutState) or not state.has_unit(unit):
+            return None
+        u = state.unit(unit)
+        placing = not u.alive or state.phase == "deploy"
+        if placing:
+            if Battlefield(*state.board).section_at(float(at[0]), float(at[1])) is None and not (u.alive and u.on_table):
+                return None  # waiting beside the battlefield
+            to = [float(at[0]), float(at[1])]
+            if measured is not None and measured.z:
+                to.append(float(measured.z))  # set down on a floor
+            params: dict[str, Json] = {"to": to}
+            if measured is not None:  # a move's ± joins its two ends' (alike): one end's is that over sqrt 2
+                params["pm_in"] = round(measured.pm_in / math.sqrt(2), 4)
+            return Action("redeploy" if not u.alive else "deploy", unit, params)
         if seen == "placed":
-            return Action("deploy", unit, {"to": [float(at[0]), float(at[1])]}) if state.phase == "deploy" else None
+            return None
         event: dict[str, Json] = {"tag": unit, "to_in": [float(at[0]), float(at[1])]}
         if measured is not None:
             event.update(length_in=measured.length_in, pm_in=measured.pm_in)
@@ -196,6 +250,10 @@ class Valknut(Game):
             return f"{who} attacks {name_of(int(p['target']))}"  # type: ignore[arg-type]
         if kind == "end_activation":
             return f"end {who}'s activation" if u is not None else "end the activation"
+        if kind == "choose_penalty" and u is not None and p.get("penalty") in PENALTY_WORDS:
+            return f"{who} returns with {PENALTY_WORDS[str(p['penalty'])]} (reinforcements depleted)"
+        if kind == "drop_runestone" and u is not None:
+            return f"{who} drops a Runestone"
         to, at = _point(p.get("to")), _point(p.get("at"))
         if kind in ("deploy", "redeploy") and to is not None:
             extra = f" (penalty {p['penalty']})" if "penalty" in p else ""
@@ -245,7 +303,8 @@ class Valknut(Game):
 
     def legal_actions(self, state: ValknutState, positions: Positions) -> list[Action]:
         """A finite representative set: moves and disengages in 8 directions at full and half length, every
-        legal attack and pick-up, one Blessing and one Bear restore, every path, nine spots per placement."""
+        legal attack, pick-up and drop, one Blessing and one Bear restore, every path and penalty, nine spots per
+        placement. The Declare panel offers `tryable_actions`, refused ones too."""
         table = Table.of(state, positions)
         acts: list[Action] = []
         field = table.battlefield
@@ -276,7 +335,45 @@ class Valknut(Game):
                     acts += [Action("redeploy", u.tag, {"to": s} | extra) for s in self._zone_spots(table, u.tag, zone)]
         elif state.phase == "activations":
             acts = self._activation_actions(table)
+        acts += self._penalty_actions(state)
         return [a for a in acts if self._fine(table, a)]
+
+    def _penalty_actions(self, state: ValknutState) -> list[Action]:
+        """Each penalty a killed unit that owes one may choose."""
+        return [Action("choose_penalty", u.tag, {"penalty": p}) for u in state.units
+                if not u.alive and u.penalty_due for p in PENALTIES] if state.phase != "over" else []
+
+    def tryable_actions(self, state: ValknutState, positions: Positions) -> list[Action]:
+        """Every action the players may try now, the legal ones first, then those the rules would refuse, each of
+        which is ruled with its reason: a Runic Stockpile in every free section, every section as a Drop Zone,
+        and for each unit that may activate an attack on every enemy on the battlefield, a pick-up from every Runic
+        Stockpile and Runestone on the ground, and a drop of a Runestone it carries. Moves, deployments and
+        redeployments are the camera's (`camera_kinds`)."""
+        table = Table.of(state, positions)
+        acts = self.legal_actions(state, positions)
+        more: list[Action] = []
+        if state.phase == "stockpiles":
+            used = {s.section for s in state.stockpiles}
+            more = [Action("place_stockpile", None, {"at": list(s.centre)}) for s in table.battlefield.sections()
+                    if s.number not in used]
+        elif state.phase == "drop_zones":
+            more = [Action("choose_drop_zone", None, {"section": n}) for n in range(1, 7)]
+        elif state.phase == "activations":
+            tags = [state.active_unit] if state.active_unit is not None else \
+                [u.tag for u in table.live() if u.owner == state.active_player and not u.activated]
+            for tag in tags:
+                more += [Action("attack", tag, {"target": e.tag}) for e in table.enemies(tag)]
+                more += [Action("pick_up_runestone", tag, {"stockpile": i}) for i, _ in enumerate(state.stockpiles)]
+                more += [Action("pick_up_runestone", tag, {"stone": i}) for i, _ in enumerate(state.ground)]
+                if table.unit(tag).carrying:
+                    more.append(Action("drop_runestone", tag))
+        seen = {json.dumps(a.to_json(), sort_keys=True) for a in acts}
+        for a in more:
+            key = json.dumps(a.to_json(), sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                acts.append(a)
+        return acts
 
     def _activation_actions(self, table: Table) -> list[Action]:
         state = table.state
@@ -304,6 +401,8 @@ class Valknut(Game):
                     acts.append(Action("pick_up_runestone", tag, {"stockpile": i}))
             for i, _ in enumerate(state.ground):
                 acts.append(Action("pick_up_runestone", tag, {"stone": i}))
+            if unit.carrying:
+                acts.append(Action("drop_runestone", tag))
             if unit.steps.raven >= 1:
                 acts.append(Action("assign_spirits", tag, {"blessings": [[tag, "evasion"]] * unit.steps.raven}))
             if unit.steps.bear >= 2:
@@ -375,8 +474,9 @@ class Valknut(Game):
 
     # -------------------------------------------------------------------------------------------- judge
 
-    def judge(self, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
-        """Answer one scenario (docs/scenarios/valknut.md): an action ruled, or a question answered."""
+    def judge(self, scenario: Mapping[str, Json], rng: random.Random | None) -> dict[str, Json]:
+        """Answer one scenario (docs/scenarios/valknut.md): an action ruled, or a question answered. The action's
+        "rolls" are its dice; `rng` rolls the missing ones, and without it the answer waits ("pending")."""
         if not isinstance(scenario, Mapping):
             raise ScenarioError("A scenario must be a JSON object.")
         state, positions = scenario_state(scenario)
@@ -385,6 +485,9 @@ class Valknut(Game):
             res = self.apply(state, positions, action, rng)
             answer = self._answer(action.kind, res.verdicts, question=False)
             answer.update(self._after(res.state, res.positions))
+            answer["rolls"] = rolls_numbers(res.rolls)
+            if res.pending is not None:
+                answer["pending"] = res.pending.to_json()
             return answer
         question = scenario.get("question")
         if not isinstance(question, Mapping) or not isinstance(question.get("kind"), str):

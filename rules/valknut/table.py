@@ -1,4 +1,4 @@
-"""What Valknut's rules read off the table: live bases, radii, the 1" engagement zone, the Bear aura, dice.
+"""What Valknut's rules read off the table: live bases, radii, the 1" engagement zone, the Bear aura.
 
 A `Table` bundles the state with the measured positions and the terrain as it now stands (tagged pieces
 placed where their tags are seen), so each rule asks it questions in the game's words.
@@ -12,9 +12,7 @@ of the enemy on the ground beneath it; two bases on the same level are simply ed
 from __future__ import annotations
 
 import math
-import random
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rules.engine import Inches, Outcome, Placement, Positions, ScenarioError, UnitId
 from rules.geometry import Measure, Sight, combined_pm, line_of_sight
@@ -117,23 +115,7 @@ class Table:
         return stats_of(self.unit(tag), self.state.blessings, self.state.by_tag(), self.protected(tag))
 
 
-@dataclass
-class Dice:
-    """d6 rolls: the ones the players rolled and reported first (a scenario's or action's "rolls"), then the
-    injected generator's. `rolled` records every die in order."""
-
-    rng: random.Random
-    given: list[int] = field(default_factory=list)
-    rolled: list[int] = field(default_factory=list)
-
-    @staticmethod
-    def of(rng: random.Random, given: Sequence[int] = ()) -> Dice:
-        return Dice(rng, list(given))
-
-    def d6(self) -> int:
-        value = self.given.pop(0) if self.given else self.rng.randint(1, 6)
-        self.rolled.append(value)
-        return value
-
-    def many(self, n: int) -> list[int]:
-        return [self.d6() for _ in range(n)]
+def called(unit: UnitState) -> str:
+    """A unit as a roll names it: its name, with its tag id when the name does not end with it ("Red 1 (tag 10)",
+    "soldier 12")."""
+    return unit.name if unit.name.split()[-1:] == [str(unit.tag)] else f"{unit.name} (tag {unit.tag})"

@@ -4,7 +4,9 @@ Beginning of each turn (rule book, with our Turn Structure option where it is si
 - Armor is restored to its defined value; Deer Marks and halvings and Wolf-4 saves reset.
 - Bear 4: regain 2 HP (+1 per further Bear step), up to 10.
 - Each killed unit rolls 1d6 to come back: 4+ the first turn after it died, then 3+, 2+, then it returns
-  without a roll. A unit that made its roll is placed (action "redeploy") before any activation.
+  without a roll. A unit that made its roll is placed (action "redeploy") before any activation. The turn
+  begins inside the action that ends the last activation (or places the last unit), so these rolls are that
+  action's faces (after its own), in tag order, each rolled by the unit's owner.
 - Every unit takes a Step down a Path (action "choose_path").
 - Who activates first: the `initiative` option.
 """
@@ -13,29 +15,36 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rules.dice import DiceCup
 from rules.engine import Outcome, Positions, Verdict
 from rules.geometry import wholly_within
 from rules.valknut.board import Battlefield
 from rules.valknut.state import GroundStone, ValknutState
-from rules.valknut.table import Dice, Table
+from rules.valknut.table import Table, called
 from rules.valknut.units import bear_regen
 
 
-def roll_off(state: ValknutState, dice: Dice, rule: str) -> tuple[str, Verdict]:
-    """Each player rolls 1d6, re-rolling ties; the higher roller is returned."""
+def roll_off(state: ValknutState, cup: DiceCup, rule: str, what: str, reads: str) -> tuple[str, Verdict]:
+    """Each player rolls 1d6, the first player listed first (two rolls, asked one after the other); a tie rolls
+    again (our option: the book is silent on ties). The higher roller is returned."""
     a, b = state.players
+    rounds: list[tuple[int, int]] = []
     while True:
-        ra, rb = dice.d6(), dice.d6()
+        again = f", again after a tie at {rounds[-1][0]}" if rounds else ""
+        ra = cup.one(6, rule, f"{what}{again}", reads, side=a)
+        rb = cup.one(6, rule, f"{what}{again}", reads, side=b)
+        rounds.append((ra, rb))
         if ra != rb:
             break
     winner = a if ra > rb else b
+    ties = "".join(f" (a tie at {x}, rolled again)" for x, _ in rounds[:-1])
     return winner, Verdict(
-        rule, Outcome.INFO, f"Roll-off: {a} rolled {ra}, {b} rolled {rb}; {winner} rolled higher.",
-        numbers={a: ra, b: rb},
+        rule, Outcome.INFO, f"Roll-off: {a} rolled {ra}, {b} rolled {rb}{ties}; {winner} rolled higher.",
+        numbers={a: ra, b: rb, "rounds": [[x, y] for x, y in rounds], "higher": winner},
     )
 
 
-def start_turn(state: ValknutState, positions: Positions, dice: Dice) -> tuple[ValknutState, list[Verdict]]:
+def start_turn(state: ValknutState, positions: Positions, cup: DiceCup) -> tuple[ValknutState, list[Verdict]]:
     """The beginning of the next turn (see the module docstring); the game ends after the turn limit."""
     verdicts: list[Verdict] = []
     if state.turn >= state.options.turn_limit:
@@ -58,7 +67,8 @@ def start_turn(state: ValknutState, positions: Positions, dice: Dice) -> tuple[V
                 verdicts.append(Verdict("valknut.redeploy.roll", Outcome.INFO,
                                         f"Unit {u.tag} returns without a roll this turn.", u.tag))
             else:
-                r = dice.d6()
+                r = cup.one(6, "valknut.redeploy.roll", f"{called(u)}'s return to the battlefield",
+                            f"{u.redeploy_target}+ returns it this turn", u.tag, side=u.owner)
                 ok = r >= u.redeploy_target
                 verdicts.append(Verdict(
                     "valknut.redeploy.roll", Outcome.INFO,
@@ -76,7 +86,8 @@ def start_turn(state: ValknutState, positions: Positions, dice: Dice) -> tuple[V
         if state.turn > 1 and state.turn_first is not None:
             first = state.other(state.turn_first)
     else:
-        first, v = roll_off(state, dice, "valknut.turn.initiative")
+        first, v = roll_off(state, cup, "valknut.turn.initiative", f"the initiative roll-off for turn {state.turn}",
+                            "the higher roll activates first")
         verdicts.append(v)
     state = replace(state, turn_first=first)
     verdicts.append(Verdict("valknut.turn.start", Outcome.INFO,
@@ -160,7 +171,7 @@ def finish(state: ValknutState, verdicts: list[Verdict]) -> tuple[ValknutState, 
     return replace(state, phase="over", winner=winner, active_player=None, active_unit=None), verdicts
 
 
-def end_activation(state: ValknutState, positions: Positions, tag: int, dice: Dice) -> tuple[ValknutState, list[Verdict]]:
+def end_activation(state: ValknutState, positions: Positions, tag: int, cup: DiceCup) -> tuple[ValknutState, list[Verdict]]:
     """The unit's activation is over: deliveries are scored, then the next player activates (or the turn ends)."""
     state, verdicts = deliveries(state, positions, tag)
     unit = state.unit(tag)
@@ -171,7 +182,7 @@ def end_activation(state: ValknutState, positions: Positions, tag: int, dice: Di
     same = state.options.activation == "player_turns"
     state = next_activation(state, unit.owner, prefer_same=same)
     if state.active_player is None:
-        state, more = start_turn(state, positions, dice)
+        state, more = start_turn(state, positions, cup)
         verdicts += more
     return state, verdicts
 

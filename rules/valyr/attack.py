@@ -1,19 +1,19 @@
-"""Valyr attacks: which range band applies, and the d20 roll.
+"""Valyr attacks: which range band applies, and how the d20s are read.
 
 Rule (in our words): the attacker takes its Attack (strength-skill), changes both by the modifiers of the
 range band the attack is made at, and rolls one d20 per point of strength. Each die is increased by the
 defender's armor; a die whose total is *below* the skill (strictly less) is an on-target attack. The
 defender's dodge then cancels that many on-target attacks; what is left are hits, and the defender gains
 that much distress. A defender whose distress exceeds (strictly) its health is defeated.
-Strength below 0 after modifiers rolls no dice.
+Strength below 0 after modifiers rolls no dice. The attacker rolls every die; the defender rolls none (armor and
+dodge are numbers, not dice), so an attack is one roll of the attacker's.
 """
 
 from __future__ import annotations
 
-import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rules.dice import roll
 from rules.engine import Outcome
 from rules.geometry import Measure
 from rules.valyr.cards import RangeBand, RangeTable
@@ -56,10 +56,17 @@ class AttackRoll:
     hits: int
 
 
-def roll_attack(rng: random.Random, strength: int, skill: int, armor: int, dodge: int) -> AttackRoll:
-    """Roll `strength` d20s from `rng`; a die hits on target when die + armor < skill; dodge cancels hits."""
-    dice = roll(rng, 20, max(0, strength))
+def attack_reads(skill: int, armor: int, dodge: int, defender: str) -> str:
+    """How an attack's d20s are read, in the rule book's words: "each below 14 after Scout 20's +2 armor is on
+    target; dodge 1 cancels 1" ("each below 14 is on target" without armor)."""
+    reads = f"each below {skill} after {defender}'s {armor:+d} armor is on target" if armor else \
+        f"each below {skill} is on target"
+    return reads + (f"; dodge {dodge} cancels {dodge}" if dodge > 0 else "")
+
+
+def read_attack(dice: Sequence[int], skill: int, armor: int, dodge: int) -> AttackRoll:
+    """The attack's d20s read: a die is on target when die + armor < skill; dodge cancels that many."""
     totals = tuple(d + armor for d in dice)
     on_target = sum(1 for t in totals if t < skill)
     hits = max(0, on_target - max(0, dodge))
-    return AttackRoll(max(0, strength), skill, armor, dodge, dice, totals, on_target, hits)
+    return AttackRoll(len(dice), skill, armor, dodge, tuple(dice), totals, on_target, hits)

@@ -4,7 +4,7 @@ The rules, in our words, with the clause names our verdicts carry:
 
 - valyr.army.appraisal: each army's total appraisal must be at most the agreed amount.
 - valyr.round.priority: the player whose army has the lowest appraisal starts with the priority token; a tie
-  is settled by a coin flip (with more than two tied players: a fair draw among them) from the injected RNG.
+  is settled by a coin flip (``PRIORITY_TIE``: the coin is a d6; three or more tied players roll off).
 - valyr.round.start: at the start of each round every unit card is turned vertical. From the second round
   on, the priority token first passes to the right (the previous player in seating order).
 - valyr.turn.*: starting with the token holder, a player picks one of their vertical cards; the unit takes as
@@ -34,6 +34,18 @@ Options where the rule book is silent or loose (named, documented):
 - A verdict inside the ± is "too close to call": nothing changes until the players measure by hand and
   declare the figure ("length_in" for a move, "range_in" for an attack).
 - Distances between units are base edge to base edge; move lengths are what the base centre travels.
+
+Dice (rules/dice.py): the faces the players rolled are the action's ``"rolls"``, in the order the rules take them;
+with a generator ("roll for us") Tablesight rolls the ones not given; with none, a roll not given is answered as
+waiting for it (nothing changes). The rolls, with their clause:
+- valyr.attack.roll: the attacker rolls 1 d20 per strength, e.g. "roll 3 d20 for Archer 12's attack on Scout 20;
+  each below 14 after Scout 20's +2 armor is on target; dodge 1 cancels 1". The defender rolls nothing.
+- valyr.round.priority (``PRIORITY_TIE``, the rule book's coin flip; its dice set has no coin): two tied players
+  roll 1 d6 for the coin, 1-3 the first of them in seating order, 4-6 the other (or flip a real coin and set
+  the setup's "priority"); three or more each roll 1 d6 in seating order, each roll asked for in turn, the highest
+  takes the token, and players tied on the highest roll again, asked for again the same way.
+Where the rule book is silent about dice (``DICE_ON_THE_TABLE``): a cocked die, or one that rolls off the table
+or tray, is rolled again before it is read; only the faces read count, so they are all Tablesight is given.
 """
 
 from __future__ import annotations
@@ -45,6 +57,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from rules.dice import DiceCup, takes_dice
 from rules.engine import (
     Action,
     ActionError,
@@ -54,6 +67,7 @@ from rules.engine import (
     OptionField,
     Outcome,
     Overlay,
+    Panel,
     Placement,
     Positions,
     Result,
@@ -62,6 +76,7 @@ from rules.engine import (
     Shape,
     UnitId,
     Verdict,
+    listed,
     register,
 )
 from rules.geometry import Measure, combined_pm, crosses_impassable, edge_distance, line_of_sight
@@ -69,10 +84,16 @@ from rules.roster import FIRST_BASE_TAG, MM_PER_INCH
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
 from rules.valyr import standard
 from rules.valyr.abilities import HOOKS, AbilityUse
-from rules.valyr.attack import band_choice, roll_attack
+from rules.valyr.attack import attack_reads, band_choice, read_attack
 from rules.valyr.cards import EXAMPLE_CARD_DATA, UnitCard, army_appraisal, parse_card
 from rules.valyr.move import landing, move_cost, through_blocking
+from rules.valyr.panel import token_passes_to, valyr_panel, valyr_score
 
+DICE_ON_THE_TABLE = "re-roll cocked or lost dice"
+"""A die that lands cocked or off the table is rolled again before it is read (the players give only faces read)."""
+PRIORITY_TIE = "coin flip, roll-off"
+"""How a tie for the priority token is settled: two players flip a coin, made with a d6 (1-3 the first of them in
+seating order, 4-6 the other); three or more roll off (see `_roll_off`)."""
 PARTIAL_SIGHT_COUNTS = True
 END_TURN_EARLY = True
 BASES_MAY_NOT_OVERLAP = True
@@ -265,6 +286,8 @@ def _pm_pair(pm: Inches) -> Inches:
 
 
 def _worst(outcomes: Sequence[Outcome]) -> Outcome:
+    if Outcome.WAITING in outcomes:
+        return Outcome.WAITING
     if Outcome.ILLEGAL in outcomes:
         return Outcome.ILLEGAL
     if Outcome.TOO_CLOSE_TO_CALL in outcomes:
@@ -276,6 +299,21 @@ def _worst(outcomes: Sequence[Outcome]) -> Outcome:
 
 def _f(v: float) -> str:
     return f"{v:g}" if float(v).is_integer() else f"{v:.2f}"
+
+
+def _roll_off(players: Sequence[str], rule: str, prize: str, cup: DiceCup) -> tuple[str, list[dict[str, int]]]:
+    """A roll-off (PRIORITY_TIE): each player rolls 1 d6 in seating order, each roll asked for in turn; the
+    highest wins; players tied on the highest roll again. The winner and every round's faces by player."""
+    rounds: list[dict[str, int]] = []
+    left = list(players)
+    while len(left) > 1:
+        what = (f"the roll-off for {prize} again ({listed(left)} tied on {max(rounds[-1].values())})" if rounds
+                else f"the roll-off for {prize}")
+        faces = {p: cup.one(6, rule, what, "the highest takes it; a tie for the highest rolls again", side=p)
+                 for p in left}
+        rounds.append(faces)
+        left = [p for p in left if faces[p] == max(faces.values())]
+    return left[0], rounds
 
 
 @dataclass(frozen=True)
@@ -427,14 +465,16 @@ class Valyr(Game):
 
     # ----------------------------------------------------------------------------------------- apply
 
-    def apply(self, state: ValyrState, positions: Positions, action: Action, rng: random.Random) -> Result:
+    @takes_dice
+    def apply(self, state: ValyrState, positions: Positions, action: Action, cup: DiceCup) -> Result:
+        """Rule on one action; every die comes from `cup` (the players' faces, or rolled for us)."""
         kind = action.kind
         if state.over:
             who = f"{state.winner} won" if state.winner else "nobody is left standing"
             return Result(state, positions, (Verdict("valyr.end", Outcome.ILLEGAL,
                                                      f"The game is over ({who}); no more actions.", action.unit),))
         if kind == "start_round":
-            return self._start_round(state, positions, rng)
+            return self._start_round(state, positions, cup)
         if kind == "concede":
             return self._concede(state, positions, action)
         if kind == "end_turn":
@@ -447,7 +487,7 @@ class Valyr(Game):
             if kind == "move":
                 return self._move(state, positions, unit, action.params)
             if kind == "attack":
-                return self._attack(state, positions, unit, action.params, rng)
+                return self._attack(state, positions, unit, action.params, cup)
             return self._ability(state, positions, unit, action.params)
         raise ActionError(
             f"Valyr has no action {kind!r}; use move, attack, ability, end_turn, start_round or concede."
@@ -495,7 +535,7 @@ class Valyr(Game):
 
     # ---------------------------------------------------------------------------------- rounds and turns
 
-    def _start_round(self, state: ValyrState, positions: Positions, rng: random.Random) -> Result:
+    def _start_round(self, state: ValyrState, positions: Positions, cup: DiceCup) -> Result:
         if state.round > 0 and state.to_play is not None:
             waiting = [u.name for u in state.units if u.vertical and u.owner not in state.conceded]
             return Result(state, positions, (Verdict(
@@ -510,14 +550,10 @@ class Valyr(Game):
                 return Result(state, positions, army)
             verdicts += army
             if priority is None:
-                verdicts.append(self._priority(state, rng))
+                verdicts.append(self._priority(state, cup))
                 priority = verdicts[-1].numbers["priority"]
         else:
-            standing = state.standing()
-            i = state.players.index(priority) if priority in state.players else 0
-            n = len(state.players)
-            right = [state.players[(i - k) % n] for k in range(1, n + 1)]
-            priority = next((p for p in right if p in standing), priority)
+            priority = token_passes_to(state)
         units = tuple(replace(u, exhausted=u.defeated) for u in state.units)
         new = replace(state, units=units, round=state.round + 1, priority=priority, to_play=None, active=None,
                       actions_used=0, moves_made=0)
@@ -549,22 +585,33 @@ class Valyr(Game):
             ))
         return tuple(out)
 
-    def _priority(self, state: ValyrState, rng: random.Random) -> Verdict:
-        """valyr.round.priority: lowest appraisal starts; a tie is a coin flip from the injected RNG."""
+    def _priority(self, state: ValyrState, cup: DiceCup) -> Verdict:
+        """valyr.round.priority: lowest appraisal starts; two tied players flip a coin (a d6, PRIORITY_TIE), more
+        roll off."""
         totals = {p: army_appraisal([u.card for u in state.army(p)]) for p in state.players}
         low = min(totals.values())
         tied = [p for p in state.players if abs(totals[p] - low) < 1e-9]
         numbers: dict[str, Json] = {"appraisals": totals}
+        rule = "valyr.round.priority"
         if len(tied) == 1:
             winner = tied[0]
             msg = f"{winner} has the lowest appraisal ({_f(low)}) and takes the priority token."
+        elif len(tied) == 2:
+            first, second = tied
+            face = cup.one(6, rule, f"the coin flip between {first} and {second} for the priority token",
+                           f"1-3 gives it to {first}, 4-6 to {second}")
+            winner = first if face <= 3 else second
+            numbers.update(tied=tied, coin=face)
+            msg = (f"{first} and {second} tie at {_f(low)}; a coin flip gives {winner} the priority token "
+                   f"(the d6 shows {face}: 1-3 {first}, 4-6 {second}).")
         else:
-            winner = tied[rng.randrange(len(tied))]
-            numbers["tied"] = tied
-            what = "a coin flip" if len(tied) == 2 else "a draw among them"
-            msg = f"{' and '.join(tied)} tie at {_f(low)}; {what} gives {winner} the priority token."
+            winner, rounds = _roll_off(tied, rule, "the priority token", cup)
+            numbers.update(tied=tied, roll_off=[dict(r) for r in rounds])
+            said = "; ".join(("they roll off: " if i == 0 else f"{listed(list(r))} roll again: ")
+                             + ", ".join(f"{p} {f}" for p, f in r.items()) for i, r in enumerate(rounds))
+            msg = f"{listed(tied)} tie at {_f(low)}; {said}; {winner} rolls highest and takes the priority token."
         numbers["priority"] = winner
-        return Verdict("valyr.round.priority", Outcome.INFO, msg, None, numbers)
+        return Verdict(rule, Outcome.INFO, msg, None, numbers)
 
     def _next_player(self, state: ValyrState, start: str | None, include_self_first: bool) -> str | None:
         """The next player to the left (seating order) who still has a vertical card; None ends the round."""
@@ -853,7 +900,7 @@ class Valyr(Game):
         return tuple(verdicts), plan
 
     def _attack(self, state: ValyrState, positions: Positions, unit: ValyrUnit, params: Mapping[str, Any],
-                rng: random.Random) -> Result:
+                cup: DiceCup) -> Result:
         verdicts, plan = self.check_attack(state, positions, unit, params)
         target: ValyrUnit = plan["target"]
         outcome = _worst([v.outcome for v in verdicts])
@@ -878,7 +925,9 @@ class Valyr(Game):
             if hook.defense_mods is not None:
                 da, dd = hook.defense_mods(ab.params)
                 armor, dodge = armor + da, dodge + dd
-        roll = roll_attack(rng, strength, skill, armor, dodge)
+        dice = cup.roll(20, max(0, strength), "valyr.attack.roll", f"{unit.name}'s attack on {target.name}",
+                        attack_reads(skill, armor, dodge, target.name), unit.tag)
+        roll = read_attack(dice, skill, armor, dodge)
         distress = target.distress + roll.hits
         defeated = distress > t.health
         verdicts += (Verdict(
@@ -1060,6 +1109,14 @@ class Valyr(Game):
     def is_over(self, state: ValyrState) -> bool:
         return state.over
 
+    def score(self, state: ValyrState) -> dict[str, Json]:
+        """Units standing and distress on them per army, who conceded, and the winner (rules/valyr/panel.py)."""
+        return valyr_score(state)
+
+    def panel(self, state: ValyrState, positions: Positions) -> Panel:
+        """The round, whose turn, what is left to do, each unit's card and each army (rules/valyr/panel.py)."""
+        return valyr_panel(state, positions)
+
     def off_table(self, state: ValyrState) -> frozenset[UnitId]:
         """A defeated unit is removed from the table."""
         return frozenset(u.tag for u in state.units if u.defeated)
@@ -1079,7 +1136,8 @@ class Valyr(Game):
                                    _board(scenario.get("board"), ScenarioError), default_round=1)
         return state, positions
 
-    def judge(self, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
+    def judge(self, scenario: Mapping[str, Json], rng: random.Random | None) -> dict[str, Json]:
+        """The action's answer with its rolls; "pending" when it waits for a roll, "winner" when it ends the game."""
         state, positions = self.read_scenario(scenario)
         question = scenario.get("question")
         if question is not None:
@@ -1093,11 +1151,17 @@ class Valyr(Game):
             result = self.apply(state, positions, action, rng)
         except ActionError as err:
             raise ScenarioError(f'The scenario\'s "action": {err}') from None
-        return self._answer(action.kind, result.verdicts, {
+        extra: dict[str, Json] = {
             "state": self.dump_state(result.state),
             "positions": {str(t): [p.x, p.y, p.z] for t, p in sorted(result.positions.items())},
             "overlays": [o.to_json() for o in result.overlays],
-        })
+            "rolls": [r.to_json() for r in result.rolls],
+        }
+        if result.pending is not None:
+            extra["pending"] = result.pending.to_json()
+        if result.state.over:
+            extra["winner"] = result.state.winner
+        return self._answer(action.kind, result.verdicts, extra)
 
     def _answer(self, kind: str, verdicts: Sequence[Verdict], extra: Mapping[str, Json]) -> dict[str, Json]:
         numbers: dict[str, Json] = {}

@@ -141,6 +141,6 @@ OPTION_FIELDS: tuple[OptionField, ...] = (
                 "The most an army may be appraised at: the sum of its cards' appraisal values.", low=1, high=1000),
     OptionField(("priority",), "First to hold the priority token", "side", None,
                 "The player who starts the first round; left to the rules, the army with the lowest appraisal "
-                "starts (a tie is rolled off)."),
+                "starts (a tie of two is a coin flip, made with a d6; more tied players roll off)."),
 )
 """Valyr's setup choices: the army limit and who starts with the priority token."""

@@ -12,6 +12,16 @@ Rules (seed):
   the same direction (and the third breach attempt). Overwhelm: 6 or more attack dice and the enemy
   surrenders before the battle.
 
+Dice (rules/dice.py): every die is the players' input, taken from the action's "rolls" in the order below; a roll
+not given waits for the players ("roll for us" alone lets Tablesight roll it). Named options for dice where the seed
+is silent:
+- "who rolls first": in close combat the attacker's dice are taken first, then the defender's (rolled by the
+  defender's owner); a tie asks both again, attacker then defender, with as many dice as before.
+- "ties": only the highest dice are compared; a tie of highest dice re-rolls every die of both sides.
+- "ranged and breach": only the attacker (the breaching player) rolls; the target does not roll back.
+- "cocked dice": a die that lands cocked or off the tray is rolled again by the players before they give the
+  faces; Tablesight takes only the faces 1-6 it is given, in the order given.
+
 Named options (the seed is silent):
 - "front": a hex's front is set by the first attack on it in the current turn and forgotten when the turn
   ends; an attack from within the same hex has no direction (no flank, no attrition).
@@ -23,12 +33,11 @@ Named options (the seed is silent):
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
-from rules.dice import roll
-from rules.hexgrid import Hex, opposite, ray
-from rules.vigtavl.state import VigtavlState, geography
+from rules.dice import DiceCup
+from rules.hexgrid import Edge, Hex, opposite, ray
+from rules.vigtavl.state import Piece, VigtavlState, geography, title
 from rules.vigtavl.units import (
     ATTRITION_ATTEMPT,
     ATTRITION_DICE,
@@ -42,6 +51,11 @@ from rules.vigtavl.walls import blocks
 
 MAX_REROLLS = 1000
 """Ties are re-rolled; a bound keeps a broken generator from looping for ever."""
+
+CLOSE = "vigtavl.combat.close"
+RANGED = "vigtavl.combat.ranged"
+BREACH = "vigtavl.walls.breach"
+"""The dice clauses: each roll names one of them."""
 
 
 @dataclass(frozen=True)
@@ -57,12 +71,19 @@ class CloseCombat:
         return len(self.attacker_rolls) - 1
 
 
-def close_combat(rng: random.Random, attack_dice: int, defend_dice: int) -> CloseCombat:
-    """Roll a close combat: highest die against highest die, ties re-rolled."""
+def close_combat(cup: DiceCup, attacker: Piece, defender: Piece, attack_dice: int, defend_dice: int) -> CloseCombat:
+    """Close combat: both players roll d6 equal to their unit's cost (the attacker's tactics added), the attacker's
+    dice first; highest die against highest die, the greater wins, ties re-rolled."""
+    a_name, d_name = title(attacker), title(defender)
     a_all: list[tuple[int, ...]] = []
     d_all: list[tuple[int, ...]] = []
-    for _ in range(MAX_REROLLS):
-        a, d = roll(rng, 6, attack_dice), roll(rng, 6, defend_dice)
+    for tie in range(MAX_REROLLS):
+        again = f", re-roll {tie} after a tie" if tie else ""
+        a = cup.roll(6, attack_dice, CLOSE, f"{a_name}'s attack on {d_name}{again}",
+                     f"highest die against {defender.owner}'s highest wins, a tie is re-rolled", attacker.id)
+        d = cup.roll(6, defend_dice, CLOSE, f"{d_name}'s defence against {a_name}{again}",
+                     f"highest die against {attacker.owner}'s highest wins, a tie is re-rolled", defender.id,
+                     side=defender.owner)
         a_all.append(a)
         d_all.append(d)
         if max(a) != max(d):
@@ -70,15 +91,28 @@ def close_combat(rng: random.Random, attack_dice: int, defend_dice: int) -> Clos
     raise RuntimeError("close combat tied 1000 times; the dice generator is broken")
 
 
-def ranged_hit(rng: random.Random, dice: int, distance: int) -> tuple[bool, tuple[int, ...], int]:
-    """(hit, rolls, the highest face that hits) for a ranged attack at `distance` hexes."""
+def hit_words(face: int, what: str = "hits") -> str:
+    """How ranged and breach dice read: "any 1-3 hits", "any 1 or 2 hits", "a 1 hits"."""
+    return {1: f"a 1 {what}", 2: f"any 1 or 2 {what}"}.get(face, f"any 1-{face} {what}")
+
+
+def ranged_hit(cup: DiceCup, shooter: Piece, target: Piece, dice: int, distance: int,
+               gun: Piece | None = None) -> tuple[bool, tuple[int, ...], int]:
+    """(hit, rolls, the highest face that hits) for a ranged attack at `distance` hexes: the attacker rolls d6
+    equal to the cost; any die of 1-3 hits at range 1, 1-2 at range 2, 1 at range 3. `gun`: the artillery a
+    knight fires."""
     face = RANGED_HIT_FACES[distance]
-    rolls = roll(rng, 6, dice)
+    what = (f"{title(gun)}'s shot at {title(target)}, fired by {title(shooter)}" if gun is not None
+            else f"{title(shooter)}'s shot at {title(target)}") + f" (range {distance})"
+    rolls = cup.roll(6, dice, RANGED, what, hit_words(face), shooter.id)
     return any(r <= face for r in rolls), rolls, face
 
 
-def breach_roll(rng: random.Random, dice: int) -> tuple[bool, tuple[int, ...]]:
-    rolls = roll(rng, 6, dice)
+def breach_roll(cup: DiceCup, unit: Piece, wall_owner: str, edge: Edge, dice: int) -> tuple[bool, tuple[int, ...]]:
+    """Breaching a wall: d6 equal to the unit's cost (+2 on the third attempt); any 1-3 removes the wall."""
+    a, b = edge.hexes
+    what = f"{title(unit)}'s breach of {wall_owner}'s wall between [{a.q}, {a.r}] and [{b.q}, {b.r}]"
+    rolls = cup.roll(6, dice, BREACH, what, hit_words(BREACH_HIT_FACE, "breaches it"), unit.id)
     return any(r <= BREACH_HIT_FACE for r in rolls), rolls
 
 

@@ -48,6 +48,14 @@ Named options where the seed is silent or contradicts itself (ours, not the auth
   the acting player's, and none of the units there can reach, within its movement, a hex where it could
   end a move (entering no other player's hex). Knights are captured, ships sunk; it counts as a lost battle.
   "Unable to build" is not tested.
+- "dice": every die is the players' input (the action's "rolls", rules/dice.py), taken in the order
+  rules/vigtavl/combat.py gives (close combat: the attacker's dice, then the defender's, rolled by its owner; a tie
+  asks both again); a roll not given waits for the players unless they chose "roll for us". Cocked dice and dice
+  off the tray are the players' to roll again before they give the faces.
+- "illegal takes no dice": faces given with an action ruled illegal are not counted (nor refused as leftovers);
+  the illegal verdict says why the action fails.
+- "winds": the seed's Prevailing Winds Token is flipped at setup, not rolled in play: the players give the side it
+  showed as the setup's "winds" (`example()` flips it with its own generator).
 - "retaliation": the players who lost a battle or a development to the active player's unit retaliate
   when that unit finishes (both actions used, "finish", another unit activated, or the turn ended), in
   seat order: each gets 1 silver (lost afterwards) and may activate one unit; "end_retaliation" passes.
@@ -64,6 +72,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from rules.dice import ROLLS_KEY, DiceCup, takes_dice
 from rules.engine import (
     Action,
     ActionError,
@@ -74,12 +83,14 @@ from rules.engine import (
     OptionField,
     Outcome,
     Overlay,
+    Panel,
     Positions,
     Result,
     RulesInputError,
     ScenarioError,
     Shape,
     StandardBoard,
+    TurnStatus,
     UnitId,
     Verdict,
     register,
@@ -87,6 +98,7 @@ from rules.engine import (
 from rules.hexgrid import Cell, Edge, Hex, HexBoard, Layout, direction_between, distance, hex_words, neighbors
 from rules.roster import parse_roster
 from rules.vigtavl import standard
+from rules.vigtavl import table_fix as fix
 from rules.vigtavl.actions import candidates
 from rules.vigtavl.board import map_check, positions_of, scenario_board
 from rules.vigtavl.combat import breach_roll as roll_breach
@@ -111,6 +123,7 @@ from rules.vigtavl.moves import (
     options,
     wind_links,
 )
+from rules.vigtavl.panel import panel as vigtavl_panel
 from rules.vigtavl.state import (
     Development,
     Piece,
@@ -123,6 +136,7 @@ from rules.vigtavl.state import (
     parse_edge,
     piece_kind,
 )
+from rules.vigtavl.tryable import at_point, tryable
 from rules.vigtavl.units import (
     ACTIONS_PER_ACTIVATION,
     BUILDS_PER_TURN,
@@ -144,12 +158,14 @@ from rules.vigtavl.units import (
     is_knight,
     is_ship,
 )
-from rules.vigtavl.victory import anytime_claims, end_awards, leaders, standings
+from rules.vigtavl.victory import anytime_claims, end_awards, leaders, standings, winner_names
 from rules.vigtavl.walls import blocks, may_wall
 
 WINDS = ("clockwise", "counter-clockwise")
 TURN_ACTIONS = ("build", "move_wall", "discharge", "end_turn")
 RETALIATION_REFUSED = ("build", "move_wall", "discharge", "end_turn", "place")
+PUT_BACK = ("move", "unload", "load", "place")
+"""Actions the camera makes of a piece put down (camera_action): refused, the piece goes back where it stood."""
 
 
 class Illegal(Exception):
@@ -178,7 +194,17 @@ def _ok(rule: str, message: str, unit: int | None = None, **numbers: Json) -> Ve
     return Verdict(f"vigtavl.{rule}", Outcome.LEGAL, message, unit, numbers)
 
 
-Handler = Callable[[VigtavlState, Action, random.Random], tuple[VigtavlState, list[Verdict]]]
+def _fixed(v: Verdict, *fixes: str) -> Verdict:
+    """`v` with the table fix said (rules/vigtavl/table_fix.py): after its message, and in its numbers as "fix"."""
+    said = " ".join(f for f in fixes if f)
+    if not said:
+        return v
+    return replace(v, message=f"{v.message} {said}", numbers={**v.numbers, fix.FIX: said})
+
+
+Handler = Callable[[VigtavlState, Action, DiceCup], tuple[VigtavlState, list[Verdict]]]
+"""A rule's handler: the state, the declared action and the dice cup (the players' faces) to the new state and
+its verdicts; a broken rule raises Illegal."""
 
 
 # ---------------------------------------------------------------------------------------------- reading params
@@ -361,18 +387,19 @@ def _defeat(state: VigtavlState, loser: Piece, victor: str, at: Hex, how: str) -
     value = STATS[loser.kind].cost
     out: list[Verdict] = []
     if is_ship(loser.kind):
-        for cargo in state.passengers(loser.id):
-            state = state.with_piece(replace(cargo, hex=None, aboard=None, sunk_by=victor))
+        cargo = state.passengers(loser.id)
+        for c in cargo:
+            state = state.with_piece(replace(c, hex=None, aboard=None, sunk_by=victor))
         state = state.with_piece(replace(loser, hex=None, aboard=None, sunk_by=victor))
-        out.append(_info("results.sea_victory", f"{loser.kind} {loser.id} is sunk and goes to {victor}'s ship graveyard.",
-                         loser.id))
+        out.append(_fixed(_info("results.sea_victory", f"{loser.kind} {loser.id} is sunk and goes to {victor}'s ship "
+                                "graveyard.", loser.id), fix.sunk(loser, cargo, victor)))
     else:
         prison = _nearest_development(state, victor, at)
         if prison is None:
             raise Illegal("results.capture", f"{victor} has no development to hold prisoners and may not capture.")
         state = state.with_piece(replace(loser, hex=prison, aboard=None, captor=victor))
-        out.append(_info("results.land_victory", f"{loser.kind} {loser.id} is captured and held at {_name(prison)}.",
-                         loser.id, prison=_hx(prison)))
+        out.append(_fixed(_info("results.land_victory", f"{loser.kind} {loser.id} is captured and held at "
+                                f"{_name(prison)}.", loser.id, prison=_hx(prison)), fix.prisoner_to(loser, prison, victor)))
     state = state.claim(victor, "battle", value, f"{how}: {loser.kind} {loser.id}")
     out.append(_info("victory.battle", f"{victor} collects {value} battle token(s) for {loser.kind} {loser.id}.",
                      loser.id, tokens=value))
@@ -406,11 +433,13 @@ def _battle(
     defender: Piece,
     at: Hex,
     direction: int | None,
-    rng: random.Random,
+    cup: DiceCup,
     dice_kind: str,
     distance_: int | None = None,
+    gun: Piece | None = None,
 ) -> tuple[VigtavlState, list[Verdict], bool]:
-    """Resolve one attack (close when distance_ is None, else ranged); True when the defender is defeated."""
+    """Resolve one attack (close when distance_ is None, else ranged; `gun`: the artillery a knight fires), its dice
+    taken from the cup; True when the defender is defeated."""
     target_hex = state.where(defender)
     assert target_hex is not None
     if is_knight(defender.kind) and _nearest_development(state, attacker.owner, target_hex) is None:
@@ -432,7 +461,7 @@ def _battle(
         state, more = _defeat(state, defender, attacker.owner, target_hex, "overwhelmed")
         return state, out + more, True
     if distance_ is None:
-        res = close_combat(rng, dice, STATS[defender.kind].cost)
+        res = close_combat(cup, attacker, defender, dice, STATS[defender.kind].cost)
         nums.update({"defend_dice": STATS[defender.kind].cost, "attacker_rolls": [list(r) for r in res.attacker_rolls],
                      "defender_rolls": [list(r) for r in res.defender_rolls], "rerolls": res.rerolls,
                      "attacker_high": max(res.attacker_rolls[-1]), "defender_high": max(res.defender_rolls[-1])})
@@ -443,7 +472,7 @@ def _battle(
                        attacker.id, winner=who, **nums))
         won = res.attacker_wins
     else:
-        hit, rolls, face = ranged_hit(rng, dice, distance_)
+        hit, rolls, face = ranged_hit(cup, attacker, defender, dice, distance_, gun)
         nums.update({"range": distance_, "hit_on": face, "rolls": list(rolls), "hit": hit})
         out.append(_ok("combat.ranged", f"Ranged attack at range {distance_}: {dice} dice, a {face} or less hits; "
                        f"rolled {list(rolls)}: {'hit' if hit else 'miss'}.", attacker.id, **nums))
@@ -457,7 +486,7 @@ def _battle(
 # ---------------------------------------------------------------------------------------------- handlers
 
 
-def _place(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _place(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("placement",), "Placing ships")
     p = _param_unit(action, "unit", state) if action.unit is None else state.piece(action.unit)
     if p is None:
@@ -474,7 +503,7 @@ def _place(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vig
     return state, [_ok("placement", f"{p.kind} {p.id} placed on sea hex {_name(h)}.", p.id, hex=_hx(h))]
 
 
-def _activate_action(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _activate_action(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("build", "battle"), "Activating units")
     p = _actor(state, action)
     if state.now.active == p.id:
@@ -482,7 +511,7 @@ def _activate_action(state: VigtavlState, action: Action, rng: random.Random) ->
     return _activate(state, p, "")
 
 
-def _move(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _move(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("build", "battle"), "Moving")
     p = _actor(state, action)
     if p.kind == "artillery":
@@ -500,6 +529,9 @@ def _move(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vigt
             raise Illegal("artillery.move", f"Unit {p.id} can tow only its owner's artillery on its own hex.")
     if p.aboard is not None and not is_knight(p.kind):
         raise Illegal("move", f"Unit {p.id} is aboard; only knights disembark.")
+    if action.kind == "unload" and p.aboard is None:
+        raise Illegal("freighter.unload", f"{p.kind} {p.id} is not aboard a freighter; only a knight aboard one is "
+                      "unloaded (move it instead).")
     dests = destinations(state, p, budget, start, tow)
     opts = options(state, p, budget, start)
     if to not in dests:
@@ -528,13 +560,14 @@ def _move(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vigt
     state = state.with_piece(moved)
     if tow is not None:
         state = state.with_piece(replace(tow, hex=to))
-    out.append(_ok("move", f"{p.kind} {p.id} moves {_name(start)} -> {_name(to)}: {cost} of {budget} movement.", p.id,
-                   cost=cost, movement=movement(p), budget=budget, path=[_hx(h) for h in path]))
+    moved_words = _ok("move", f"{p.kind} {p.id} moves {_name(start)} -> {_name(to)}: {cost} of {budget} movement.", p.id,
+                      cost=cost, movement=movement(p), budget=budget, path=[_hx(h) for h in path])
+    out.append(_fixed(moved_words, fix.goes_with(tow, to)) if tow is not None else moved_words)
     if p.kind == "freighter" and action.params.get("pick_up"):
         state, more = _pick_up(state, p, action, path)
         out += more
     if to in opts.battles:
-        state, more = _battle_by_move(state, p, start, path, to, action, rng)
+        state, more = _battle_by_move(state, p, start, path, to, action, cup)
         out += more
     return state, out
 
@@ -597,12 +630,13 @@ def _pick_up(state: VigtavlState, f: Piece, action: Action, path: tuple[Hex, ...
         state = state.with_purse(k.owner, silver=silver - price)
         state = state.with_piece(replace(k, hex=None, aboard=f.id))
         state = _use(state, k.id, "move").with_now(open_moves=state.now.open_moves + ((k.id, 1),))
-        out.append(_ok("freighter.pick_up", f"Freighter {f.id} picks up {k.kind} {i} (1 of its movement, {price} silver).", i))
+        out.append(_fixed(_ok("freighter.pick_up", f"Freighter {f.id} picks up {k.kind} {i} (1 of its movement, {price} "
+                              "silver).", i), fix.boards(k, f, state.where(f))))
     return state.with_now(active=active), out
 
 
 def _battle_by_move(
-    state: VigtavlState, p: Piece, start: Hex, path: tuple[Hex, ...], to: Hex, action: Action, rng: random.Random
+    state: VigtavlState, p: Piece, start: Hex, path: tuple[Hex, ...], to: Hex, action: Action, cup: DiceCup
 ) -> tuple[VigtavlState, list[Verdict]]:
     enemies = enemy_units_at(state, to, p.owner)
     if "target" in action.params:
@@ -616,22 +650,27 @@ def _battle_by_move(
     mover = state.piece(p.id)
     assert mover is not None
     defender = _pick_defender(state, mover, came_from, target, action)
-    state, out, won = _battle(state, mover, defender, came_from, direction, rng, p.kind)
+    state, out, won = _battle(state, mover, defender, came_from, direction, cup, p.kind)
     mover = state.piece(p.id)
     assert mover is not None
     back = replace(mover, hex=start if p.aboard is None else None, aboard=p.aboard)
     if not won:
-        out.append(_info("results.retreat", f"The defender wins: {p.kind} {p.id} retreats to {_name(start)}, where its move began.", p.id))
-        return state.with_piece(back), out
+        state = state.with_piece(back)
+        out.append(_fixed(_info("results.retreat", f"The defender wins: {p.kind} {p.id} retreats to {_name(start)}, "
+                                "where its move began.", p.id, back_to=_hx(start)),
+                          fix.put_back(state, back, ", where its move began")))
+        return state, out
     stays = not enemy_units_at(state, to, p.owner) and not held_by_other(state, to, p.owner) and state.occupancy(to) <= OCCUPANCY_LIMIT
     if stays:
         out.append(_info("results.occupation", f"{p.kind} {p.id} occupies {_name(to)}.", p.id))
         return state, out
-    out.append(_info("results.occupation", f"{_name(to)} is still held by another player: {p.kind} {p.id} returns to {_name(start)}.", p.id))
-    return state.with_piece(back), out
+    state = state.with_piece(back)
+    out.append(_fixed(_info("results.occupation", f"{_name(to)} is still held by another player: {p.kind} {p.id} returns "
+                            f"to {_name(start)}.", p.id, back_to=_hx(start)), fix.put_back(state, back)))
+    return state, out
 
 
-def _load(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _load(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("build", "battle"), "Loading")
     k = _actor(state, action)
     f = _param_unit(action, "freighter", state)
@@ -652,8 +691,9 @@ def _load(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vigt
     state = _use(state, k.id, "move")
     state = state.with_piece(replace(k, hex=None, aboard=f.id))
     state = state.with_now(open_moves=state.now.open_moves + ((k.id, cost),))
-    out.append(_ok("freighter.load", f"{k.kind} {k.id} boards freighter {f.id}: {cost} of {movement(k)} movement "
-                   "(boarding counts 1).", k.id, cost=cost, movement=movement(k)))
+    out.append(_fixed(_ok("freighter.load", f"{k.kind} {k.id} boards freighter {f.id}: {cost} of {movement(k)} movement "
+                          "(boarding counts 1).", k.id, cost=cost, movement=movement(k)),
+                      fix.boards(k, f, state.where(f))))
     return state, out
 
 
@@ -663,7 +703,7 @@ def _close_by_default(attacker: Piece, from_hex: Hex, to_hex: Hex) -> bool:
     return distance(from_hex, to_hex) <= 1 and attacker.aboard is None
 
 
-def _attack(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _attack(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("battle",), "Attacking")
     a = _actor(state, action)
     target = _param_unit(action, "target", state)
@@ -695,19 +735,20 @@ def _attack(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vi
         defender = _pick_defender(state, a, ah, target, action)
         direction = direction_between(state.where(defender) or th, ah)
         state = _use(state, a.id, "attack")
-        state, more, won = _battle(state, a, defender, ah, direction, rng, a.kind)
+        state, more, won = _battle(state, a, defender, ah, direction, cup, a.kind)
         out += more
         if won and action.params.get("occupy") and ah != th:
             state, more = _occupy(state, a.id, th)
             out += more
         return state, out
-    return _ranged(state, a, a, ah, target, action, rng, a.kind, out)
+    return _ranged(state, a, None, ah, target, action, cup, a.kind, out)
 
 
 def _ranged(
-    state: VigtavlState, shooter: Piece, owner_piece: Piece, from_hex: Hex, target: Piece, action: Action,
-    rng: random.Random, gun: str, out: list[Verdict],
+    state: VigtavlState, shooter: Piece, artillery: Piece | None, from_hex: Hex, target: Piece, action: Action,
+    cup: DiceCup, gun: str, out: list[Verdict],
 ) -> tuple[VigtavlState, list[Verdict]]:
+    """A ranged attack by `shooter` (a knight firing `artillery`, else the shooter's own bow or cannon)."""
     rng_max = STATS[gun].attack_range
     if rng_max <= 0:
         raise Illegal("combat.ranged", f"A {gun} has no attack range; only archers, artillery and galleys fire at range.")
@@ -721,13 +762,14 @@ def _ranged(
         raise Illegal("combat.ranged.blocked", f"The line of fire is blocked: {'; '.join(line.blocked_by)}.",
                       {"range": line.distance, "blocked_by": list(line.blocked_by)})
     defender = _pick_defender(state, shooter, from_hex, target, action)
-    state = _use(state, owner_piece.id, "attack")
-    state, more, _ = _battle(state, shooter, defender, from_hex, side_toward(th, line.direction), rng, gun, line.distance)
+    state = _use(state, shooter.id, "attack")
+    state, more, _ = _battle(state, shooter, defender, from_hex, side_toward(th, line.direction), cup, gun,
+                             line.distance, artillery)
     out += more
     return state, out
 
 
-def _fire_artillery(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _fire_artillery(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("battle",), "Firing artillery")
     k = _actor(state, action)
     gun = _param_unit(action, "artillery", state)
@@ -741,7 +783,7 @@ def _fire_artillery(state: VigtavlState, action: Action, rng: random.Random) -> 
         raise Illegal("combat.target", f"Unit {target.id} is not an opponent's combat unit on the map.")
     assert kh is not None
     state, out = _activate(state, k, "attack")
-    return _ranged(state, k, k, kh, target, action, rng, "artillery", out)
+    return _ranged(state, k, gun, kh, target, action, cup, "artillery", out)
 
 
 def _occupy(state: VigtavlState, unit: int, h: Hex) -> tuple[VigtavlState, list[Verdict]]:
@@ -753,10 +795,11 @@ def _occupy(state: VigtavlState, unit: int, h: Hex) -> tuple[VigtavlState, list[
         why = "enemy units remain there"
     if why:
         return state, [_info("results.occupation", f"{p.kind} {p.id} stays: {why}.", p.id)]
-    return state.with_piece(replace(p, hex=h)), [_info("results.occupation", f"{p.kind} {p.id} occupies {_name(h)}.", p.id)]
+    return state.with_piece(replace(p, hex=h)), [_fixed(_info("results.occupation", f"{p.kind} {p.id} occupies {_name(h)}.",
+                                                              p.id), fix.moves_onto(p, h))]
 
 
-def _seize(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _seize(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("battle",), "Seizing")
     p = _actor(state, action)
     now = state.now
@@ -806,7 +849,8 @@ def _take_development(state: VigtavlState, dev: Development, taker: str) -> tupl
     value = STATS[dev.kind].cost
     devs = tuple(d if d.hex != dev.hex else Development(dev.hex, dev.kind, taker) for d in state.developments)
     state = replace(state, developments=devs)
-    out = [_ok("seize", f"{taker} seizes {victim}'s {dev.kind} on {_name(dev.hex)}.", None, value=value)]
+    out = [_fixed(_ok("seize", f"{taker} seizes {victim}'s {dev.kind} on {_name(dev.hex)}.", None, value=value),
+                  fix.development_changes(dev.kind, dev.hex, victim, taker))]
     state = state.claim(taker, "conquer", value, f"{dev.kind} at {_name(dev.hex)}")
     out.append(_info("victory.conquer", f"{taker} collects {value} conquer token(s).", None, tokens=value))
     if not any(d.owner == victim for d in state.developments):
@@ -831,7 +875,8 @@ def _take_development(state: VigtavlState, dev: Development, taker: str) -> tupl
             )
             if not keeps:
                 w = Wall(w.edge, taker)
-                out.append(_info("walls.seize", f"The wall on edge {_edge(w.edge)} passes to {taker}.", None))
+                out.append(_fixed(_info("walls.seize", f"The wall on edge {_edge(w.edge)} passes to {taker}.", None),
+                                  fix.wall_changes(w.edge, taker)))
         walls.append(w)
     state = replace(state, walls=tuple(walls))
     state = state.with_now(seized=state.now.seized + (dev.hex,))
@@ -851,7 +896,7 @@ def _edge(e: Edge) -> str:
     return f"[{e.hex.q}, {e.hex.r}, {e.dir}]"
 
 
-def _breach(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _breach(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("battle",), "Breaching")
     p = _actor(state, action)
     e = parse_edge(action.params.get("edge"), 'The breach action\'s "edge"')
@@ -870,17 +915,18 @@ def _breach(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vi
         raise Illegal("retaliation.one_unit", f"{now_r} acts with unit {state.now.retaliation_unit} only.")
     attempt = state.now.breach_count(p.owner, e) + 1
     dice = STATS[p.kind].cost + (2 if attempt >= 3 else 0)
-    ok, rolls = roll_breach(rng, dice)
+    ok, rolls = roll_breach(cup, p, wall.owner, e, dice)
     tries = tuple(t for t in state.now.breach_tries if t[:2] != (p.owner, e)) + ((p.owner, e, attempt),)
     state = state.with_now(breach_tries=tries, breached=state.now.breached + (p.id,))
     nums = {"dice": dice, "attempt": attempt, "rolls": list(rolls), "breached": ok}
     if ok:
         state = replace(state, walls=tuple(w for w in state.walls if w.edge != e))
-    return state, [_ok("walls.breach", f"Breach attempt {attempt}: {dice} dice, rolled {list(rolls)}: "
-                       f"{'the wall is removed' if ok else 'the wall holds'}.", p.id, **nums)]
+    said = _ok("walls.breach", f"Breach attempt {attempt}: {dice} dice, rolled {list(rolls)}: "
+               f"{'the wall is removed' if ok else 'the wall holds'}.", p.id, **nums)
+    return state, [_fixed(said, fix.wall_off(e)) if ok else said]
 
 
-def _build(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _build(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("build", "battle"), "Building")
     player = state.player
     raw = action.params.get("kind")
@@ -897,7 +943,8 @@ def _build(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vig
         if why:
             raise Illegal("walls.build", f"No wall on edge {_edge(e)}: {why}.")
         state = replace(state, walls=state.walls + (Wall(e, player),)).with_purse(player, gold=gold - price)
-        return state, [_ok("walls.build", f"{player} builds a wall on edge {_edge(e)} for 1 gold.", None, gold_left=gold - price)]
+        return state, [_fixed(_ok("walls.build", f"{player} builds a wall on edge {_edge(e)} for 1 gold.", None,
+                                  gold_left=gold - price), fix.wall_on(e, player))]
     if kind in DEVELOPMENT_KINDS:
         h = _param_hex(action, "hex", state)
         why = _may_develop(state, player, h, kind)
@@ -905,8 +952,8 @@ def _build(state: VigtavlState, action: Action, rng: random.Random) -> tuple[Vig
             raise Illegal("build.development", f"No {kind} on {_name(h)}: {why}.", {"occupancy": state.occupancy(h)})
         state = replace(state, developments=state.developments + (Development(h, kind, player),))
         state = state.with_purse(player, gold=gold - price)
-        return state, [_ok("build.development", f"{player} builds a {kind} on {_name(h)} for {price} gold.", None,
-                           gold_left=gold - price, occupancy=state.occupancy(h))]
+        return state, [_fixed(_ok("build.development", f"{player} builds a {kind} on {_name(h)} for {price} gold.", None,
+                                  gold_left=gold - price, occupancy=state.occupancy(h)), fix.development_on(kind, h, player))]
     return _build_unit(state, action, kind, player, gold, price)
 
 
@@ -990,11 +1037,11 @@ def _build_unit(state: VigtavlState, action: Action, kind: str, player: str, gol
     new = Piece(unit, kind, player, h, aboard.id if aboard else None)
     state = state.with_piece(new).with_purse(player, gold=gold - price).with_now(built=built + (kind,))
     where = f"aboard freighter {aboard.id}" if aboard else _name(h) if h else ""
-    return state, [_ok("build.unit", f"{player} builds {kind} {unit} {where} for {price} gold.", unit,
-                       gold_left=gold - price, built=len(built) + 1)]
+    return state, [_fixed(_ok("build.unit", f"{player} builds {kind} {unit} {where} for {price} gold.", unit,
+                              gold_left=gold - price, built=len(built) + 1), fix.new_unit(new, aboard))]
 
 
-def _move_wall(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _move_wall(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("build", "battle"), "Moving a wall")
     player = state.player
     if state.now.wall_moved:
@@ -1009,10 +1056,11 @@ def _move_wall(state: VigtavlState, action: Action, rng: random.Random) -> tuple
     if why:
         raise Illegal("walls.move", f"The wall cannot be rebuilt on {_edge(b)}: {why}.")
     state = replace(without, walls=without.walls + (Wall(b, player),)).with_now(wall_moved=True)
-    return state, [_ok("walls.move", f"{player} moves a wall from {_edge(a)} to {_edge(b)} at no cost.")]
+    return state, [_fixed(_ok("walls.move", f"{player} moves a wall from {_edge(a)} to {_edge(b)} at no cost."),
+                          fix.wall_moved(a, b))]
 
 
-def _discharge(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _discharge(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     _need_phase(state, ("build", "battle"), "Discharge and recruit")
     p = _actor(state, action)
     if state.now.discharged:
@@ -1023,6 +1071,7 @@ def _discharge(state: VigtavlState, action: Action, rng: random.Random) -> tuple
         raise Illegal("discharge", f"Unit {p.id} is active; finish it first.")
     aboard = _param_unit(action, "aboard", state) if "aboard" in action.params else None
     h = None if aboard is not None else _param_hex(action, "to", state)
+    was = fix.standing(state, p)
     gone = replace(state, pieces=tuple(x for x in state.pieces if x.id != p.id))
     why = _unit_spot(gone, p.owner, p.kind, h, aboard)
     if why:
@@ -1035,18 +1084,21 @@ def _discharge(state: VigtavlState, action: Action, rng: random.Random) -> tuple
         used=tuple(x for x in now.used if x[0] != p.id),
         open_moves=tuple(x for x in now.open_moves if x[0] != p.id),
     )
-    return state, [_ok("discharge", f"{p.kind} {p.id} is discharged and a new {p.kind} recruited at "
-                       f"{_name(h) if h else f'freighter {aboard.id if aboard else 0}'}.", p.id)]
+    recruit = state.piece(p.id)
+    assert recruit is not None
+    return state, [_fixed(_ok("discharge", f"{p.kind} {p.id} is discharged and a new {p.kind} recruited at "
+                              f"{_name(h) if h else f'freighter {aboard.id if aboard else 0}'}.", p.id),
+                          fix.recruited(was, recruit, aboard))]
 
 
-def _finish(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _finish(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     if state.now.active is None:
         raise Illegal("activation", "No unit is active.")
     unit = state.now.active
     return _finish_active(state), [_ok("activation", f"Unit {unit} has completed its actions (laid on its side).", unit)]
 
 
-def _end_turn_action(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _end_turn_action(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     if state.phase in ("placement", "over"):
         raise Illegal("phases", f"There are no turns to end in the {state.phase} phase.")
     state = _finish_active(state)
@@ -1059,7 +1111,7 @@ def _end_turn_action(state: VigtavlState, action: Action, rng: random.Random) ->
                        None, forfeit_gold=gold, forfeit_silver=silver)]
 
 
-def _end_retaliation_action(state: VigtavlState, action: Action, rng: random.Random) -> tuple[VigtavlState, list[Verdict]]:
+def _end_retaliation_action(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
     who = state.now.retaliating
     if who is None:
         raise Illegal("retaliation", "Nobody is retaliating now.")
@@ -1185,7 +1237,8 @@ class Vigtavl(Game):
     title = "Vigtavl"
     board = "hex"
     kind_titles = {"fire_artillery": "Fire artillery", "breach": "Breach a wall", "move_wall": "Move a wall",
-                   "discharge": "Discharge and recruit", "load": "Load a freighter",
+                   "discharge": "Discharge and recruit", "load": "Load a freighter", "unload": "Unload a freighter",
+                   "place": "Place a ship", "seize": "Seize", "build": "Build", "attack": "Attack",
                    "finish": "Finish the unit's activation", "end_retaliation": "End the retaliation",
                    "end_turn": "End the turn"}
 
@@ -1236,7 +1289,10 @@ class Vigtavl(Game):
         return state, positions_of(state)
 
     # ------------------------------------------------------------------ rules
-    def apply(self, state: VigtavlState, positions: Positions, action: Action, rng: random.Random) -> Result:
+    @takes_dice
+    def apply(self, state: VigtavlState, positions: Positions, action: Action, cup: DiceCup) -> Result:
+        """Rule on one action; its dice come from `cup` (the players' "rolls", else "roll for us", else the Result
+        waits: rules/dice.py), in the order rules/vigtavl/combat.py's docstring gives."""
         handler = HANDLERS.get(action.kind)
         if handler is None:
             raise ActionError(f"Vigtavl has no action {action.kind!r}; use one of {', '.join(HANDLERS)}.")
@@ -1245,9 +1301,13 @@ class Vigtavl(Game):
                 raise Illegal("phases", "The game is over (after round 6).")
             if state.now.retaliating is not None and action.kind in RETALIATION_REFUSED:
                 raise Illegal("retaliation.build", f"{state.now.retaliating} is retaliating: no {action.kind} during retaliation.")
-            new, verdicts = handler(state, action, rng)
+            new, verdicts = handler(state, action, cup)
         except Illegal as bad:
+            del cup.given[len(cup.given) - cup.left:]  # an action ruled illegal takes no more dice: faces given are moot
             verdict = Verdict(f"vigtavl.{bad.rule}", Outcome.ILLEGAL, bad.message, action.unit, bad.numbers)
+            piece = state.piece(action.unit) if isinstance(action.unit, int) and action.kind in PUT_BACK else None
+            if piece is not None:  # the camera may have seen it put there: it goes back where the rules keep it
+                verdict = _fixed(verdict, fix.put_back(state, piece))
             return Result(state, positions_of(state), (verdict,), self.overlays(state, positions, action.unit))
         new, more = _settle(new)
         verdicts += more
@@ -1258,10 +1318,12 @@ class Vigtavl(Game):
                       measured: Measured | None = None) -> Action | None:
         """A piece the camera saw put down or moved: in the placement phase an unplaced ship put on the sea is
         placed there; later a piece now on another hex than the state has it moved there (with the move rules:
-        its type's reach, terrain, occupancy). A piece already where the state has it, one aboard a freighter,
-        or one not in play is no news, and so is a position that is not a number (NaN, infinite)."""
+        its type's reach, terrain, occupancy). A knight aboard a freighter put down on land (or a mountain) is
+        unloaded there; a knight put on a hex where a freighter of its owner's floats boards it (the first with
+        room, by tag). A piece already where the state has it, a passenger seen at sea (it rides its freighter),
+        a piece not in play, and a position that is not a number (NaN, infinite) are no news."""
         p = state.piece(int(unit))
-        if p is None or p.sunk_by is not None or p.aboard is not None:
+        if p is None or p.sunk_by is not None or p.captor is not None:
             return None
         if not (math.isfinite(at[0]) and math.isfinite(at[1])):
             return None
@@ -1270,8 +1332,18 @@ class Vigtavl(Game):
             if is_ship(p.kind) and p.hex is None:
                 return Action("place", p.id, {"hex": [cell.q, cell.r]})
             return None
+        ground = geography(state.cells).kind(cell)
+        if p.aboard is not None:
+            if not is_knight(p.kind) or ground in (None, "sea"):
+                return None
+            return Action("unload", p.id, {"to": [cell.q, cell.r]})
         if p.hex is None or p.hex == cell:
             return None
+        if is_knight(p.kind) and ground == "sea":
+            ships = [f for f in state.units_at(cell) if f.kind == "freighter" and f.owner == p.owner]
+            if ships:
+                room = [f for f in ships if len(state.passengers(f.id)) < FREIGHTER_CAPACITY]
+                return Action("load", p.id, {"freighter": (room or ships)[0].id})
         return Action("move", p.id, {"to": [cell.q, cell.r]})
 
     def as_ruled(self, state: VigtavlState, action: Action) -> Action:
@@ -1295,7 +1367,10 @@ class Vigtavl(Game):
     def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
         """Vigtavl's actions in the rule book's words, units by name and hexes as [q, r]; a wall by the two hexes
         it stands between. An attack moves in after a win only in close combat (an attack with no "mode" is said
-        as the rule resolves it once `as_ruled` has said its mode)."""
+        as the rule resolves it once `as_ruled` has said its mode). The dice given ("rolls") are not part of it."""
+        if ROLLS_KEY in action.params:
+            return self.describe(Action(action.kind, action.unit,
+                                        {k: v for k, v in action.params.items() if k != ROLLS_KEY}), name_of)
         p, u, kind = action.params, action.unit, action.kind
         who = name_of(u) if u is not None else ""
         target, gun, freighter, keys = p.get("target"), p.get("artillery"), p.get("freighter"), set(p)
@@ -1328,6 +1403,10 @@ class Vigtavl(Game):
             return f"discharge {who} and recruit a new one on {to}"
         if kind == "load" and u is not None and isinstance(freighter, int) and keys == {"freighter"}:
             return f"load {who} onto {name_of(freighter)}"
+        if kind in ("move", "unload") and u is not None and (to := hex_words(p.get("to"))) and keys <= {"to", "tow"}:
+            tow = p.get("tow")
+            towing = f", towing {name_of(tow)}" if isinstance(tow, int) and not isinstance(tow, bool) else ""
+            return f"{'unload' if kind == 'unload' else 'move'} {who} {'onto' if kind == 'unload' else 'to'} {to}{towing}"
         if kind == "place" and u is not None and keys == {"hex"} and at:
             return f"place {who} on {at}"
         if kind == "activate" and u is not None and not keys:
@@ -1341,18 +1420,64 @@ class Vigtavl(Game):
     def legal_actions(self, state: VigtavlState, positions: Positions) -> list[Action]:
 
         out = []
-        probe = random.Random(0)
         for act in candidates(state):
             try:
-                res = self.apply(state, positions, act, probe)
+                res = self.apply(state, positions, act, None)  # no dice: a roll it needs only waits
             except RulesInputError:
                 continue
             if res.legal:
                 out.append(act)
         return out
 
+    def tryable_actions(self, state: VigtavlState, positions: Positions) -> list[Action]:
+        """Every action the acting player may try now, refused ones included (rules/vigtavl/tryable.py: attacks on
+        every opponent's unit in range whatever blocks the line, builds of every kind paid for or not on every hex
+        their rule allows, walls, loads and unloads, seizures, breaches, discharges), the legal ones first; moves
+        are the camera's, and any other hex is `actions_at`'s."""
+        return self._legal_first(state, positions, tryable(state))
+
+    def actions_at(self, state: VigtavlState, positions: Positions, unit: UnitId | None,
+                   at: tuple[float, float]) -> list[Action]:
+        """The actions that could be declared at the table point the players clicked (inches, on the state's
+        layout), legal or not, the legal ones first: for the selected `unit` a move or unload there, a load onto
+        its freighter there, attacks and artillery fire at what stands there, seizures, a breach of or a wall on the
+        clicked hex's nearest edge, discharge and recruit; for no unit every build the hex may take, a wall on its
+        nearest edge, and in the placement phase each ship still to place (rules/vigtavl/tryable.py)."""
+        return self._legal_first(state, positions, at_point(state, unit, at))
+
+    def _legal_first(self, state: VigtavlState, positions: Positions, actions: list[Action]) -> list[Action]:
+        """The actions the rules take (each ruled with no dice: a roll it needs only waits), the legal ones first, in
+        their order; one the rules cannot read at all (a RulesInputError) is left out."""
+        legal: list[Action] = []
+        refused: list[Action] = []
+        for act in actions:
+            try:
+                res = self.apply(state, positions, act, None)
+            except RulesInputError:
+                continue
+            (legal if res.legal else refused).append(act)
+        return legal + refused
+
     def is_over(self, state: VigtavlState) -> bool:
+        """After round 6 (3 phases of 2 rounds)."""
         return state.phase == "over"
+
+    def score(self, state: VigtavlState) -> dict[str, Json]:
+        """Each player's victory tokens; once the game is over, also its winner (None in a draw)."""
+        out: dict[str, Json] = {"tokens": dict(standings(state))}
+        if state.phase == "over":
+            out["winner"] = winner_names(state)
+        return out
+
+    def status(self, state: VigtavlState) -> TurnStatus:
+        """The phase, the round (1-6) and who acts (the retaliating player during a retaliation); Vigtavl counts
+        rounds, one turn a player each, so there is no turn number (the state's `turn` is a seat)."""
+        return TurnStatus(state.phase, state.round if state.phase != "over" else None, None,
+                          None if state.phase == "over" else state.player)
+
+    def panel(self, state: VigtavlState, positions: Positions) -> Panel:
+        """Phase, round of 6 and whose turn; what is left to do; every piece; the victory tokens (rules/vigtavl/panel.py)."""
+        return vigtavl_panel(state)
 
     def off_table(self, state: VigtavlState) -> frozenset[UnitId]:
         """A sunk ship (and what it carried) is off the map; a land unit aboard a freighter rides on it, unseen."""
@@ -1394,7 +1519,7 @@ class Vigtavl(Game):
         return tuple(out)
 
     # ------------------------------------------------------------------ judge
-    def judge(self, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
+    def judge(self, scenario: Mapping[str, Json], rng: random.Random | None) -> dict[str, Json]:
         return judge(self, scenario, rng)
 
 

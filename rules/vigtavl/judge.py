@@ -40,7 +40,7 @@ from rules.vigtavl.units import (
     STATS_HEADER,
     canonical,
 )
-from rules.vigtavl.victory import anytime_claims, end_awards, end_counts, leaders, standings
+from rules.vigtavl.victory import anytime_claims, end_awards, end_counts, leaders, standings, winner_names
 
 
 def _hex(v: Any, where: str) -> Hex:
@@ -335,8 +335,12 @@ def _question(game: Game, state: VigtavlState, q: Mapping[str, Any]) -> tuple[li
                         "map, winds or stats.")
 
 
-def judge(game: Game, scenario: Mapping[str, Json], rng: random.Random) -> dict[str, Json]:
-    """Answer one scenario: {"game", "action", "outcome", "verdicts", "numbers", "after", ...}."""
+def judge(game: Game, scenario: Mapping[str, Json], rng: random.Random | None) -> dict[str, Json]:
+    """Answer one scenario: {"game", "action", "outcome", "verdicts", "numbers", "after", "rolls", ...}.
+
+    The dice are the action's "rolls" (rules/dice.py); `rng` (the scenario's "seed") rolls the ones not given, and
+    without it a missing roll is answered as waiting: outcome "waiting" and "pending", the roll asked for. An
+    action that ends the game adds "winner" (None for a draw) and "over"."""
     state, verdicts = build_position(game, scenario)
     answer: dict[str, Json] = {"game": "vigtavl"}
     if "question" in scenario:
@@ -361,6 +365,12 @@ def judge(game: Game, scenario: Mapping[str, Json], rng: random.Random) -> dict[
         answer["action"] = action.kind
         answer["after"] = _summary(res.state)
         answer["overlays"] = [o.to_json() for o in res.overlays]
+        answer["rolls"] = [r.to_json() for r in res.rolls]
+        if res.pending is not None:
+            answer["pending"] = res.pending.to_json()
+        if game.is_over(res.state) and not game.is_over(state):
+            answer["over"] = True
+            answer["winner"] = winner_names(res.state)
         default = Outcome.LEGAL
     else:
         raise ScenarioError('A Vigtavl scenario needs an "action" or a "question".')
@@ -369,6 +379,8 @@ def judge(game: Game, scenario: Mapping[str, Json], rng: random.Random) -> dict[
         outcome = Outcome.ILLEGAL
     elif Outcome.TOO_CLOSE_TO_CALL in outcomes:
         outcome = Outcome.TOO_CLOSE_TO_CALL
+    elif Outcome.WAITING in outcomes:
+        outcome = Outcome.WAITING
     else:
         outcome = default
     answer.update({"outcome": outcome.value, "verdicts": [v.to_json() for v in verdicts], "numbers": numbers})

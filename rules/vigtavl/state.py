@@ -46,6 +46,11 @@ class Piece:
         return self.captor is None and self.sunk_by is None and (self.hex is not None or self.aboard is not None)
 
 
+def title(p: Piece) -> str:
+    """A piece as a player names it: its kind and tag, "Infantry 10", "Galleon 15"."""
+    return f"{p.kind.capitalize()} {p.id}"
+
+
 @dataclass(frozen=True)
 class Development:
     """An encampment, fort or castle on a land hex."""

@@ -15,11 +15,13 @@ Named options (the seed is silent):
 - "admiral": "most sunken ships" counts the ships a player has sunk (those in his ship graveyard).
 - "general": counts the prisoners a player holds when the game ends.
 - "end awards need one": a player with none of the counted thing (0 prisoners, say) does not take the award.
-- "winner": the most tokens wins; equal most is a shared win.
+- "winner": the most tokens at the end of round 6 wins; equal most is a shared win, and every player equal is a
+  draw (nobody wins).
 """
 
 from __future__ import annotations
 
+from rules.engine import listed
 from rules.hexgrid import distance
 from rules.vigtavl.state import VigtavlState
 from rules.vigtavl.units import is_ship
@@ -96,3 +98,17 @@ def leaders(state: VigtavlState) -> list[str]:
     table = standings(state)
     best = max(table.values(), default=0)
     return [p for p in state.players if table[p] == best]
+
+
+def winners(state: VigtavlState) -> list[str]:
+    """Who has won: the players with the most tokens once the game is over; [] before the end and in a draw
+    (every player equal)."""
+    if state.phase != "over":
+        return []
+    best = leaders(state)
+    return [] if len(best) == len(state.players) else best
+
+
+def winner_names(state: VigtavlState) -> str | None:
+    """The winner as the judge says it: "red", "red and blue" (a shared win), None (no winner yet, or a draw)."""
+    return listed(winners(state)) or None
