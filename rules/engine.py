@@ -234,6 +234,13 @@ class Game(ABC):
         target), so that the page can offer them and `apply` says why one is refused. Default: `legal_actions`."""
         return self.legal_actions(state, positions)
 
+    def actions_at(self, state: Any, positions: Positions, unit: UnitId | None,
+                   at: tuple[Inches, Inches]) -> list[Action]:
+        """The actions that could be declared at the table point `at` (inches) the players clicked, for `unit` (None:
+        actions of no unit, such as a build): move or unload there, build there, a wall on the nearest edge...,
+        legal or not (the ruling says why one is refused). Default: none."""
+        return []
+
     @abstractmethod
     def overlays(self, state: Any, positions: Positions, selected: UnitId | None = None) -> tuple[Overlay, ...]:
         """The shapes that show the current state, and the selected unit's rings and bands."""
@@ -344,7 +351,7 @@ class Game(ABC):
         words = action.kind.replace("_", " ")
         if action.unit is not None:
             words += f" {name_of(action.unit)}"
-        rest = {k: v for k, v in action.params.items() if k != "player"}
+        rest = {k: v for k, v in action.params.items() if k not in ("player", "rolls")}  # the dice are said apart
         if rest:
             words += " (" + ", ".join(f"{k.replace('_', ' ')} {_said(k, v, name_of)}" for k, v in rest.items()) + ")"
         return words

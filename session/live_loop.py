@@ -5,6 +5,11 @@ reads a frame, runs `Pipeline.process`, builds the frame's message and hands it 
 whose own thread encodes the JSON and the JPEG once and publishes them on a `Broadcast`; browsers watch
 the broadcast and skip frames they are too slow for, so no watcher slows the pipeline. A recording is paced at its recorded speed (times `speed`) and can be paused, stepped and
 sought; a camera that stops delivering frames is reported ("lost") and reopened once a second.
+
+A declaration never waits for a frame: the loop's thread holds one lock around every ruling (a frame's `process`,
+a seek, a new pipeline) and publishing, and a declaration takes that lock and is ruled at once, between two frames,
+against the positions of the last frame processed (`declare`). The players' dice go the same way (`answer_roll`,
+`cancel_roll`, `correct_roll`); while a roll is pending the tray is read in each frame (session/dice_watch.py).
 """
 
 from __future__ import annotations
@@ -18,8 +23,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -29,6 +32,7 @@ from rules.roster import Roster
 from session.board_grid import GridKeys
 from session.broadcast import Broadcast
 from session.carry import carry_game
+from session.dice_watch import DiceWatch
 from session.drivable import (
     AtEnd,
     Feed,
@@ -45,6 +49,15 @@ from session.focus import Focus
 from session.frame_message import ShapeMemo, add_image_shapes, build_frame_message
 from session.frame_publisher import FramePublisher
 from session.overrule import correction_of, overrule_key
+from session.pending_roll import (
+    CANCEL,
+    CORRECT,
+    DICE_KINDS,
+    DiceAnswer,
+    NoRollPending,
+    NothingToCorrect,
+    check_count,
+)
 from session.roll_call import unit_words
 
 log = logging.getLogger("tablesight.live")
@@ -55,8 +68,8 @@ RECENT_RESULTS = 4
 """Frames shown that the loop keeps (a 4K frame is 25 MB): a table calibrated from the live feed uses the one
 whose anchors agree best, so a hand passing over an anchor in the newest frame does not spoil it."""
 EVENT_LOG_SIZE = 5000
-DECLARE_TIMEOUT_S = 10.0
-"""How long a declaration waits for the loop to rule it before the request gives up."""
+STALE_S = 2.0
+"""A declaration ruled on positions measured longer ago than this (seconds) says so, asking whether the camera runs."""
 
 
 
@@ -156,6 +169,8 @@ class LiveLoop:
         self._last_pub = 0.0
         self._moves: dict[int, dict[str, Any]] = {}
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG_SIZE)
+        self.run = 0
+        """The looping recording's pass (0 the first): each frame message says it, a page starts its list afresh."""
         self.latest_result: FrameLike | None = None
         self.recent_results: deque[FrameLike] = deque(maxlen=RECENT_RESULTS)
         """The last few frames shown (newest last): calibrating from the live feed takes the best of them."""
@@ -163,7 +178,16 @@ class LiveLoop:
         """True while the loop waits for someone to watch (see `idle_unwatched_s`)."""
         self.latest_positions: dict[int, dict[str, Any]] = {}
         self._pipeline: PipelineLike | None = None
-        self._declared: deque[tuple[Action, Future[list[dict[str, Any]]]]] = deque()
+        self._lock = threading.RLock()
+        """Held around everything that rules (a frame's `process`, a declaration, a seek, a new pipeline) and around
+        publishing, so a declaration is ruled at once between two frames, never queued for the next one."""
+        self._late: list[tuple[int, list[Any], list[dict[str, Any]]]] = []
+        """Declarations ruled at a frame processed but not yet published: (frame, events, verdicts), shown with it."""
+        self._measured: tuple[int, float] = (-1, 0.0)
+        """The last frame processed and when it was read (time.time()): how old the positions a declaration is ruled
+        on are."""
+        self.dice = DiceWatch()
+        """Reads the dice tray while a roll is pending (session/dice_watch.py)."""
         self.store: Any = None
         """A SessionStore that is recording this loop, or None: declared actions and their verdicts go into it."""
         self.recorder: LoopRecorder | None = None
@@ -242,26 +266,51 @@ class LiveLoop:
     def pipeline(self) -> PipelineLike | None:
         return self._pipeline
 
-    def declare(self, action: Action, timeout: float = DECLARE_TIMEOUT_S) -> list[dict[str, Any]]:
-        """Rule an action the players declared (one the camera cannot see) and return its verdicts as JSON.
+    def declare(self, action: Action) -> list[dict[str, Any]]:
+        """Rule an action the players declared (one the camera cannot see) at once and return its verdicts as JSON.
 
-        The pipeline is not thread-safe, so the loop's own thread rules it: with the next frame while playing
-        (`process(frame, declared=[action])`), at once on the shown frame while paused. A malformed action
-        raises RulesInputError here, before it is queued (a dry run on the current state, which is immutable).
+        It never waits for a frame: the loop's thread holds the same lock around each frame's ruling, so the
+        action is ruled between two frames, against the positions measured at the last frame processed, and
+        recorded at that frame (a replay rules it there). Each verdict returned says how old those positions are
+        ("positions_age_s"); from a live source more than STALE_S old, an INFO verdict asks whether the camera runs
+        (both for the player who declared: the recording and the page's log keep the verdicts as a replay gives them).
+        A malformed action raises RulesInputError here (a dry run on the current state, which is immutable).
         """
-        pipe = self._pipeline
-        if pipe is None or not pipe.calibrated:
-            raise NoGameToRule("No game is being ruled: the table is not calibrated yet; calibrate it first.")
+        with self._lock:
+            pipe = self._pipeline
+            if pipe is None or not pipe.calibrated:
+                raise NoGameToRule("No game is being ruled: the table is not calibrated yet; calibrate it first.")
+            game, state = pipe.game, pipe.state
+            if game is None or state is None:
+                raise NoGameToRule(f"No game is being ruled ({pipe.status}); choose a game and a roster it can start "
+                                   "from.")
+            self._check_readable(pipe, action)
+            frame = int(getattr(pipe, "frame", self._frame_index))
+            if frame < 0:
+                raise LoopNotReady("No frame has been measured yet, so there are no positions to rule on; wait for "
+                                   "the camera's first frame and declare it again.")
+            age = self.positions_age_s()
+            ruled = [{**v, "frame": frame, "event": "declared", "action": action.to_json()}
+                     for v in pipe.declare(action)]
+            self._ruled_between(frame, ruled)  # recorded and shown as a replay rules them: without the age
+            out = [{**v, "positions_age_s": age} for v in ruled]
+            if age > STALE_S and self._frames is None:
+                out.append({"rule": "tablesight.positions_age", "outcome": "info", "unit": action.unit,
+                            "numbers": {"positions_age_s": age}, "frame": frame, "event": "declared",
+                            "action": action.to_json(), "positions_age_s": age,
+                            "message": f"Ruled on positions measured {age:.0f} s ago: is the camera running?"})
+            return out
+
+    def _check_readable(self, pipe: PipelineLike, action: Action) -> None:
+        """Refuse a malformed action in one sentence before it is ruled (a dry run with dice of its own)."""
         game, state = pipe.game, pipe.state
-        if game is None or state is None:
-            raise NoGameToRule(f"No game is being ruled ({pipe.status}); choose a game and a roster it can start "
-                               "from.")
-        try:  # the dry run: a malformed action is refused here and never reaches the loop's thread
+        assert game is not None
+        try:
             if action.kind == "overrule":
                 overrule_key(action)
             elif action.kind == "correct":
                 correction_of(action)
-            else:
+            elif action.kind not in DICE_KINDS and action.kind != "undo":
                 game.apply(state, dict(pipe.positions), action, random.Random(0))
         except RulesInputError:
             raise
@@ -273,18 +322,116 @@ class LiveLoop:
                 words = action.kind.replace("_", " ")
             raise ActionError(f"{game.title} cannot take the action “{words}” as it is given; pick one of the "
                               "actions the Declare panel offers.") from None
-        done: Future[list[dict[str, Any]]] = Future()
-        with self._cond:
-            self._declared.append((action, done))
-            self._cond.notify_all()
+
+    def positions_age_s(self) -> float:
+        """Seconds since the frame the positions were last measured from was read (0 before any)."""
+        frame, at = self._measured
+        return round(max(0.0, time.time() - at), 2) if frame >= 0 and at > 0 else 0.0
+
+    def _ruled_between(self, frame: int, verdicts: list[dict[str, Any]]) -> None:
+        """Under the lock, after a declaration was ruled at `frame`: its recording lines (in the writer's order, before
+        the request returns), then its verdicts and rolls shown: with the frame if it is not out yet, else on the
+        frame shown again."""
+        pipe = self._pipeline
+        self._record_ruled()
+        take = getattr(pipe, "take_dice_events", None)
+        events = list(take()) if take is not None else []
+        base = self.latest_result
+        if base is not None and pipe is not None and int(base.frame_index) == frame:
+            again = dataclasses.replace(cast(Any, base), events=tuple(events), verdicts=tuple(verdicts),
+                                        overlays=tuple(pipe.overlays_now()))
+            self._publish(again, time.perf_counter(), time.time())
+            self._encoder.flush()
+        else:
+            self._late.append((frame, events, verdicts))
+
+    def _record_ruled(self) -> None:
+        """Under the lock: the actions the pipeline ruled since last asked go into the recording's declarations."""
+        take = getattr(self._pipeline, "take_records", None)
+        records = take() if take is not None else []
+        if self.recorder is not None:
+            for frame, action in records:
+                self.recorder.declared(frame, action)
+
+    # ---- the dice (docs: the dice API) ----
+
+    def dice_state(self) -> dict[str, Any]:
+        """The dice panel's object: roll for us, the pending roll, what the camera reads, the tray, the last roll."""
+        pipe = self._pipeline
+        pending = getattr(pipe, "pending", None)
+        last = getattr(pipe, "last_dice", None)
+        words = getattr(pipe, "words", None) or (lambda a: a.kind.replace("_", " "))
+        tray = self.dice.tray
+        return {"roll_for_us": bool(getattr(pipe, "roll_for_us", False)),
+                "pending": pending.to_json(words) if pending is not None else None,
+                "read": self.dice.read_json() if pending is not None else None,
+                "tray": tray.to_json() if tray is not None else None,
+                "last": last.to_json(words) if last is not None else None}
+
+    def answer_roll(self, faces: Sequence[int], source: str) -> dict[str, Any]:
+        """The faces for the pending roll (from `source`: typed, camera, phone): its action ruled again at once with
+        the faces given before and these. NoRollPending (409) with none pending; RollError (400) for a wrong count or
+        a face out of range. Returns {"verdicts", "pending", "last"}."""
+        with self._lock:
+            pending = getattr(self._pipeline, "pending", None)
+            if pending is None:
+                raise NoRollPending("No roll is pending: declare an action that needs dice first.")
+            check_count(pending.request, faces)
+            seen = list(faces) if source == "camera" else self.dice.seen(pending.id)
+            answer = DiceAnswer.of(pending.action, [*pending.request.given, *faces], source, seen)
+            verdicts = self.declare(answer)
+            state = self.dice_state()
+            return {"verdicts": verdicts, "pending": state["pending"], "last": state["last"]}
+
+    def cancel_roll(self) -> dict[str, Any]:
+        """Drop the pending roll (its action is not ruled); nothing happens when none is pending."""
+        with self._lock:
+            verdicts = self.declare(Action(CANCEL)) if getattr(self._pipeline, "pending", None) is not None else []
+            return {"pending": None, "verdicts": verdicts}
+
+    def correct_roll(self, faces: Sequence[int]) -> dict[str, Any]:
+        """Overrule the faces of the last action ruled with dice: it is ruled again with `faces` from the state
+        before it. NothingToCorrect (409) when there is none or the game moved on since."""
+        with self._lock:
+            refused = getattr(self._pipeline, "correction_refused", None)
+            why = refused() if refused is not None else "Nothing to correct: no game is being ruled."
+            if why:
+                raise NothingToCorrect(why)
+            verdicts = self.declare(Action(CORRECT, None, {"faces": [int(f) for f in faces]}))
+            bad = next((v for v in verdicts if v.get("rule") == "dice.correct" and v.get("outcome") == "illegal"), None)
+            if bad is not None:
+                raise ActionError(str(bad["message"]))
+            state = self.dice_state()
+            return {"verdicts": verdicts, "pending": state["pending"], "last": state["last"]}
+
+    def set_roll_for_us(self, on: bool) -> bool:
+        """From now on Tablesight rolls the dice the players do not give (the setup file is the caller's); returns
+        whether it does now (a recorded session playing its own script keeps its recorded way)."""
+        with self._lock:
+            setter = getattr(self._pipeline, "set_roll_for_us", None)
+            if setter is not None:
+                setter(bool(on))
+            return bool(getattr(self._pipeline, "roll_for_us", on))
+
+    def _look_at_dice(self, result: FrameLike) -> None:
+        """While a roll is pending, read the tray in the frame; a roll the camera read whole fills it (source
+        "camera"), ruled at this frame."""
+        pending = getattr(self._pipeline, "pending", None)
+        if pending is None:
+            self.dice.idle()
+            return
         try:
-            return done.result(timeout)
-        except FutureTimeout:
-            with self._cond:
-                if (action, done) in self._declared:
-                    self._declared.remove((action, done))
-            raise LoopNotReady(f"The frame loop did not rule the declaration within {timeout:g} s ({self._status}: "
-                               f"{self._message or 'no detail'}); wait for the camera and declare it again.") from None
+            faces = self.dice.look(result.image, int(result.frame_index), pending.id, pending.request.sides,
+                                   pending.request.count)
+        except Exception:  # noqa: BLE001 - the dice can always be typed
+            log.warning("reading the dice tray failed", exc_info=True)
+            return
+        if faces is None:
+            return
+        try:
+            self.answer_roll(faces, "camera")
+        except InputError as err:
+            log.info("the dice the camera read were not taken: %s", err)
 
     def _published(self, latency_ms: float) -> None:
         """The encoder's word that a frame is out: its latency from the frame being read, ms."""
@@ -356,17 +503,11 @@ class LiveLoop:
                     proceed = self._playing or self._step > 0 or seek is not None
                     if self._step > 0 and not self._playing and seek is None:
                         self._step -= 1
-                    pending = [] if proceed else list(self._declared)
-                    if pending:
-                        self._declared.clear()
-                    if not proceed and not pending:
+                    if not proceed:
                         if self._status == "ok":
                             self._set_status("paused", "Paused.")
                         self._cond.wait(0.5)
                         continue
-                if pending:
-                    self._declare_paused(pending)
-                    continue
                 if rebuild:
                     if self.recorder is not None and self._playing and feed.pending:
                         self._rule_taken(feed)  # the frame read ahead went into the recording the old setup closes
@@ -377,7 +518,8 @@ class LiveLoop:
                         if isinstance(feed, SeekableFeed):
                             seek = self._frame_index  # redraw the paused frame through the new pipeline
                 if seek is not None and isinstance(feed, SeekableFeed):
-                    self._seek(feed, seek)
+                    with self._lock:  # a declaration meanwhile waits for the sought frame's game
+                        self._seek(feed, seek)
                     anchor = None
                 try:
                     frame = feed.read()
@@ -396,21 +538,21 @@ class LiveLoop:
                     if self._at_end == "loop" and self._frames:
                         _close(feed)
                         feed = None
+                        self.events.clear()  # each pass starts afresh: its game (a new pipeline), its events
+                        self.run += 1
                         continue
                     with self._cond:
                         self._playing = False
                     self._set_status("ended", "The recording has ended.")
                     continue
                 started = time.perf_counter()
-                with self._cond:
-                    decl = self._declared.popleft() if self._declared else None
                 try:
-                    assert self._pipeline is not None
-                    result = self._pipeline.process(frame, declared=[decl[0]] if decl is not None else (),
-                                                    prepared=feed.prepared)
+                    with self._lock:
+                        assert self._pipeline is not None
+                        result = self._pipeline.process(frame, prepared=feed.prepared)
+                        self._measured = (int(result.frame_index), captured_at)
+                        self._record_ruled()
                 except InputError as err:
-                    if decl is not None:
-                        decl[1].set_exception(err)
                     self._set_status("error", str(err))
                     self._wait(0.5)
                     continue
@@ -419,13 +561,11 @@ class LiveLoop:
                     if fault != self._last_fault:  # logged once, not thirty times a second
                         log.exception("live loop %s: frame %d failed", self.name, self._frame_index + 1)
                         self._last_fault = fault
-                    if decl is not None:
-                        decl[1].set_exception(LoopNotReady(f"The declaration could not be ruled ({fault}); "
-                                                           "see the server log, then declare it again."))
                     self._set_status("error", f"A frame could not be measured because of an internal fault ({fault}); "
                                      "the next frames are still tried. See the server log and report it.")
                     self._wait(0.1)
                     continue
+                self._look_at_dice(result)
                 t = float(result.t)
                 if self._paced and self._playing and anchor is not None:
                     due = anchor[0] + (t - anchor[1]) / self._speed
@@ -440,12 +580,6 @@ class LiveLoop:
                 if anchor is None or not self._playing:
                     anchor = (time.monotonic(), t)
                 self._publish(result, started, captured_at)
-                if decl is not None and self._pipeline.calibrated:
-                    if self.recorder is not None:
-                        self.recorder.declared(int(result.frame_index), decl[0])
-                    decl[1].set_result([v for v in result.verdicts if v.get("event") == "declared"])
-                elif decl is not None:
-                    decl[1].set_exception(NoGameToRule("No game is being ruled now; choose a game first."))
                 if self._status != "ok" or not self._playing:
                     if self._playing:
                         self._set_status("ok", "")
@@ -478,7 +612,10 @@ class LiveLoop:
             if frame is None or self._pipeline is None:
                 return
             started = time.perf_counter()
-            result = self._pipeline.process(frame, prepared=feed.prepared)
+            with self._lock:
+                result = self._pipeline.process(frame, prepared=feed.prepared)
+                self._measured = (int(result.frame_index), feed.read_at)
+                self._record_ruled()
         except Exception as err:  # noqa: BLE001 - the next frames are read and reported as usual
             log.warning("live loop %s: the frame read ahead was not ruled (%s)", self.name, err)
             return
@@ -487,9 +624,10 @@ class LiveLoop:
     def _rebuild_pipeline(self) -> bool:
         """A fresh pipeline for the changed setup that carries on the running game (session/carry.py); when it
         cannot, the game starts afresh and the event log says why. True when a game was carried."""
-        old = self._pipeline
-        self._pipeline = self._make_pipeline()
-        why = carry_game(old, self._pipeline)
+        with self._lock:
+            old = self._pipeline
+            self._pipeline = self._make_pipeline()
+            why = carry_game(old, self._pipeline)
         if why and why != "no game was running":
             self._moves.clear()
             self.events.append({"type": "info", "frame": max(0, self._frame_index),
@@ -506,33 +644,6 @@ class LiveLoop:
         self._encoder.flush()
         return True
 
-    def _declare_paused(self, pending: Sequence[tuple[Action, Future[list[dict[str, Any]]]]]) -> None:
-        """Rule declarations while paused: at once, on the shown frame, then show that frame again with them."""
-        pipe, base = self._pipeline, self.latest_result
-        frame = self._frame_index
-        ruled: list[tuple[Future[list[dict[str, Any]]], list[dict[str, Any]]]] = []
-        for action, done in pending:
-            if pipe is None or not pipe.calibrated or base is None:
-                done.set_exception(NoGameToRule("No game is being ruled on the shown frame; choose a game first."))
-                continue
-            try:
-                verdicts = [{**v, "frame": frame, "event": "declared", "action": action.to_json()}
-                            for v in pipe.declare(action)]
-            except InputError as err:
-                done.set_exception(err)
-                continue
-            if self.recorder is not None:
-                self.recorder.declared(frame, action)
-            ruled.append((done, verdicts))
-        if ruled and base is not None and pipe is not None:
-            # the shown frame again (a frozen dataclass: FrameResult), with the declarations' verdicts
-            again = dataclasses.replace(cast(Any, base), events=(), overlays=tuple(pipe.overlays_now()),
-                                        verdicts=tuple(v for _, vs in ruled for v in vs))
-            self._publish(again, time.perf_counter(), time.time())
-            self._encoder.flush()
-        for done, verdicts in ruled:
-            done.set_result(verdicts)
-
     def _idle(self) -> bool:
         """Nobody has watched the sample for `idle_unwatched_s`: wait a moment instead of reading a frame (no
         CPU spent). Anything asked of the loop (a declaration, a seek, a step) is still served at once."""
@@ -540,7 +651,7 @@ class LiveLoop:
             self._watched_at = time.monotonic()
             return False
         with self._cond:
-            if self._declared or self._seek_to is not None or self._step > 0 or self._rebuild or self._stop:
+            if self._seek_to is not None or self._step > 0 or self._rebuild or self._stop:
                 return False
             if time.monotonic() - self._watched_at < self._idle_unwatched_s:
                 return False
@@ -554,7 +665,9 @@ class LiveLoop:
         pipe, base = self._pipeline, self.latest_result
         if pipe is None or base is None:
             return
-        events, verdicts = pipe.finish()
+        with self._lock:
+            events, verdicts = pipe.finish()
+            self._record_ruled()
         if events or verdicts:
             again = dataclasses.replace(cast(Any, base), events=events, verdicts=verdicts,
                                         overlays=tuple(pipe.overlays_now()))
@@ -600,7 +713,29 @@ class LiveLoop:
                 self._moves[e["tag"]] = e
         return events
 
+    def _moves_shown(self) -> list[dict[str, Any]]:
+        """Each unit's last move, but a unit's the game has taken off the table (a destroyed figure): not drawn."""
+        off = getattr(self._pipeline, "off_table", None)
+        gone = frozenset(off()) if callable(off) else frozenset()
+        return [m for tag, m in self._moves.items() if tag not in gone]
+
     def _publish(self, result: FrameLike, started: float, captured_at: float) -> None:
+        with self._lock:
+            self._publish_now(self._with_late(result), started, captured_at)
+
+    def _with_late(self, result: FrameLike) -> FrameLike:
+        """`result` with the declarations ruled at its frame before it was published (older ones are dropped: their
+        frame was never shown)."""
+        frame = int(result.frame_index)
+        late = [x for x in self._late if x[0] == frame]
+        self._late = [x for x in self._late if x[0] > frame]
+        if not late:
+            return result
+        return cast(FrameLike, dataclasses.replace(
+            cast(Any, result), events=(*result.events, *(e for x in late for e in x[1])),
+            verdicts=(*result.verdicts, *(v for x in late for v in x[2]))))
+
+    def _publish_now(self, result: FrameLike, started: float, captured_at: float) -> None:
         events = self._note_events(result)
         verdicts = [dict(v) for v in result.verdicts]
         if self.recorder is not None:
@@ -622,7 +757,7 @@ class LiveLoop:
             result,
             roster=roster,
             focus={u: self._selected_overlays(u) for u in self.focus.units()},
-            moves=list(self._moves.values()),
+            moves=self._moves_shown(),
             events=events,
             verdicts=verdicts,
             shapes=False,  # projected to pixels on the encoder's thread, beside the next frame's detection
@@ -638,10 +773,12 @@ class LiveLoop:
         self.recent_results.append(result)
         self.latest_positions = {u["tag"]: u for u in message["units"]}
         message["pipeline_status"] = self._pipeline.status if self._pipeline is not None else ""
+        message["run"] = self.run
         message["grid_key"] = self._grid_keys(self._pipeline, result.calibration)
         message["captured_at"] = round(captured_at, 4)  # time.time() when the frame was read, seconds
         message["status"] = self.status().to_json()
         message["status"]["status"] = "ok" if self._playing else "paused"
+        message["dice"] = self.dice_state()
         self.frames_processed += 1
         # a paused frame stays on show: it gets its picture even with nobody watching yet
         self._encoder.submit(message, result, started, picture=not self._playing,

@@ -52,6 +52,8 @@ class LastRuling:
     action: Action
     before: Mapping[UnitId, Placement]
     keys: frozenset[VerdictKey]
+    camera: bool = False
+    """The action was a camera move's (a figure moved), not a declaration."""
 
 
 class Overrules:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -28,13 +29,27 @@ import shapely
 
 from calibration.pose_watch import ANCHOR_SHIFT_PX, PoseWatch
 from calibration.table import TableCalibration
-from rules.engine import Action, Game, Measured, Outcome, Placement, RulesInputError, Shape, UnitId
+from rules.dice import Rolled
+from rules.engine import Action, Game, Measured, Outcome, Placement, Result, RulesInputError, Shape, UnitId
 from rules.roster import Roster
 from rules.terrain import TerrainPiece, place_terrain, terrain_to_json
 from session.floors import stand_on_floors
 from session.overrule import KINDS as OVERRULE_KINDS
 from session.overrule import LastRuling, Overrules
+from session.pending_roll import (
+    CANCEL,
+    DICE_KINDS,
+    DiceAnswer,
+    DiceEvent,
+    DiceRuling,
+    PendingRoll,
+    RollCorrected,
+    RollTaken,
+    faces_given,
+    same_action,
+)
 from session.roll_call import RollCall, call_roll
+from session.take_back import TakeBacks
 from vision.fuse import BaseFuser, Mount
 from vision.positions import BaseFix, measure_bases, smallest_tag_px
 from vision.sources import ShowsFrame, gray_of, size_of
@@ -42,6 +57,8 @@ from vision.tags import TagDetector, TagObservation
 from vision.tracker import DuplicateTag, Move, Placed, Tracker, TrackState, UnknownTag
 from vision.windowed import FINE_EVERY, AheadScan, WindowedDetector
 
+UNDO = "undo"
+"""A declared action of Tablesight's own: take back the last declaration (the game panel's Undo)."""
 DEFAULT_BASE_HEIGHT_IN = 0.125
 """Tag face above the table for a tag not in the roster, inches."""
 SMALLEST_TAG_IN = 0.5
@@ -72,8 +89,8 @@ class CameraMoved:
                 "residual_px": self.residual_px}
 
 
-TableEvent = Move | Placed | UnknownTag | DuplicateTag | CameraMoved
-"""What a frame may report besides rulings."""
+TableEvent = Move | Placed | UnknownTag | DuplicateTag | CameraMoved | DiceEvent
+"""What a frame may report besides rulings (the rolls the rules took are events too: session/pending_roll.py)."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +148,12 @@ class Checkpoint:
     fuser: BaseFuser | None = None
     detector: WindowedDetector | None = None
     """Where the tag detector stood (the tags it looks for next, its sweep); None: a full scan starts afresh."""
+    pending: PendingRoll | None = None
+    """The roll the table waited for after `frame` (session/pending_roll.py)."""
+    last_dice: DiceRuling | None = None
+    roll_ids: int = 0
+    take_backs: TakeBacks | None = None
+    """The units whose illegal move was taken back, held where they legally stand (session/take_back.py)."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +179,9 @@ class Pipeline:
     cannot start from it, the pipeline still measures and tracks, and says why in `status`.
     declarations: actions players declared, by frame index (a recorded session's declarations.jsonl); each
     is ruled at its frame, after the frame's own events.
+    roll_for_us: whether Tablesight rolls the dice the players did not give (the game setup's "roll_for_us",
+    default false, when None); otherwise an action that needs dice waits for them (`pending`). A replay of a
+    recording that records its rolls passes False: every roll it needs is in its declarations.
     """
 
     calibrated = True
@@ -171,6 +197,7 @@ class Pipeline:
         seed: int = 0,
         declarations: Mapping[int, Sequence[Action]] | None = None,
         fine_every: int = FINE_EVERY,
+        roll_for_us: bool | None = None,
     ) -> None:
         self.calibration = calibration
         self.roster = roster
@@ -189,13 +216,26 @@ class Pipeline:
         self.state: Any = None
         self.game_status = "measuring only: no game chosen" if game is None else ""
         self.pose_problem = ""
+        setup = dict(game_setup) if game_setup else default_setup(roster, terrain)
+        self.roll_for_us = bool(setup.get("roll_for_us") is True) if roll_for_us is None else bool(roll_for_us)
+        self.pending: PendingRoll | None = None
+        """The roll the table waits for (at most one), or None."""
+        self.last_dice: DiceRuling | None = None
+        """The last action ruled with dice (what a correction corrects), or None."""
+        self._roll_ids = 0
+        self._dice_events: list[DiceEvent] = []
+        """The rolls taken (and corrections) since the frame's events were handed out."""
+        self._records: list[tuple[int, Action]] = []
+        """Actions ruled since `take_records` that the recording keeps (by frame): the players' declarations as
+        ruled (with Tablesight's faces when it rolled for them), and camera moves it rolled for."""
         if game is not None:
             try:
-                self.state = game.new_state(dict(game_setup) if game_setup else default_setup(roster, terrain))
+                self.state = game.new_state(setup)
             except RulesInputError as err:
                 self.game_status = f"measuring only: {err}"
         self.positions: dict[UnitId, Placement] = {}
         self.overrules = Overrules()
+        self.take_backs = TakeBacks()
         self._last: LastRuling | None = None
         self._frame = -1
         self._terrain_tags = {p.tag for p in self.terrain if p.tag is not None}
@@ -211,7 +251,8 @@ class Pipeline:
         """What this pipeline carries, after it processed `frame` (deep copies: it goes on changing)."""
         return Checkpoint(frame, self.state, self.rng.getstate(), dict(self.positions), copy.deepcopy(self.tracker),
                           self.calibration, copy.deepcopy(self.pose_watch), copy.deepcopy(self.overrules), self._last,
-                          copy.deepcopy(self.fuser), self.detector.checkpoint())
+                          copy.deepcopy(self.fuser), self.detector.checkpoint(), self.pending, self.last_dice,
+                          self._roll_ids, copy.deepcopy(self.take_backs))
 
     def resume(self, cp: Checkpoint) -> None:
         """Carry on from `cp` (taken from a pipeline of the same setup): the next frame to process is cp.frame + 1.
@@ -222,7 +263,9 @@ class Pipeline:
         self.tracker = copy.deepcopy(cp.tracker)
         self.calibration, self.pose_watch = cp.calibration, copy.deepcopy(cp.pose_watch)
         self.overrules = copy.deepcopy(cp.overrules) if cp.overrules is not None else Overrules()
+        self.take_backs = copy.deepcopy(cp.take_backs) if cp.take_backs is not None else TakeBacks()
         self._last, self._frame = cp.last, cp.frame
+        self.pending, self.last_dice, self._roll_ids = cp.pending, cp.last_dice, cp.roll_ids
         if cp.fuser is not None and cp.fuser.mounts == self.fuser.mounts:  # the tags' learnt biases, same roster
             self.fuser = copy.deepcopy(cp.fuser)
         d = cp.detector
@@ -283,7 +326,7 @@ class Pipeline:
     def _placements(self) -> dict[UnitId, Placement]:
         """Units on the table now, from the tracker (settled positions; a lifted base is not on the table), with
         the players' corrections in (session/overrule.py)."""
-        return self.overrules.placements(self._camera_placements())
+        return self.take_backs.placements(self.overrules.placements(self._camera_placements()))
 
     def _camera_placements(self) -> dict[UnitId, Placement]:
         """Units on the table now as the camera has them."""
@@ -312,15 +355,19 @@ class Pipeline:
 
     def declare(self, action: Action, scripted: bool = False) -> list[dict[str, Any]]:
         """Rule on an action a player declared (in the UI, or `scripted`: a recorded session's declarations); an
-        overrule or a position correction (session/overrule.py) is Tablesight's own and never reaches the game.
+        overrule, a position correction (session/overrule.py), a cancelled roll or a dice correction
+        (session/pending_roll.py) is Tablesight's own and never reaches the game. The same action declared again
+        with more faces answers the pending roll, ruled on the positions as they stood when it was asked.
         While a recorded session plays its own script (the sample), a player's action is ruled but not kept, so
         that the script's later actions stay legal."""
         if self.declarations and not scripted and action.kind not in OVERRULE_KINDS:
-            out = self._apply(action, dict(self.positions), dry=True)
+            out = [] if action.kind in DICE_KINDS else self._apply(action, dict(self.positions), dry=True)
             return [*out, {"rule": "tablesight.script", "outcome": Outcome.INFO.value, "unit": action.unit,
                            "numbers": {}, "message": "This recorded session plays its own script, so the action was "
                            "ruled but not kept: the recording goes on as it was played."}]
         if action.kind in OVERRULE_KINDS:
+            if not scripted:
+                self._records.append((self._frame, action))
             try:
                 out = self._overrule(action) if action.kind == "overrule" else self._correct(action)
                 self.overrules.remember(self._frame, out)
@@ -328,9 +375,120 @@ class Pipeline:
             except RulesInputError as err:
                 return [{"rule": f"tablesight.{action.kind}", "outcome": Outcome.ILLEGAL.value, "message": str(err),
                          "unit": action.unit, "numbers": {}}]
-        out = self._apply(action, dict(self.positions))
+        if action.kind in DICE_KINDS:
+            if not scripted:
+                self._records.append((self._frame, action))
+            return self._cancel_roll() if action.kind == CANCEL else self._correct_dice(action)
+        if action.kind == UNDO:
+            if not scripted:
+                self._records.append((self._frame, action))
+            return self._undo()
+        pending = self.pending
+        answers = (pending is not None and same_action(pending.action, action)
+                   and len(faces_given(action)) > len(pending.request.given))
+        before = dict(pending.positions) if answers and pending is not None else dict(self.positions)
+        out = self._apply(action, before, record=not scripted)
         self.overrules.remember(self._frame, out)
         return out
+
+    def _undo(self) -> list[dict[str, Any]]:
+        """Take back the last declaration: the game goes on from the state before it (once: the one before that is
+        not kept). A camera move is not undone here: the figure itself is moved back."""
+        last = self._last
+        if last is None or last.camera:
+            why = ("the last ruling was a figure moved on the table: move it back instead" if last is not None else
+                   "nothing was declared since the game started, or the last declaration was already undone")
+            return [{"rule": "tablesight.undo", "outcome": Outcome.ILLEGAL.value, "unit": None, "numbers": {},
+                     "message": f"There is no declaration to undo: {why}."}]
+        self.state, self._last = last.state_before, None
+        self.pending = None
+        words = self.words(last.action)
+        return [{"rule": "tablesight.undo", "outcome": Outcome.INFO.value, "unit": last.action.unit,
+                 "numbers": {"undone": last.action.to_json()},
+                 "message": f"Undone: {words}. The game goes on from before it."}]
+
+    @property
+    def frame(self) -> int:
+        """The last frame processed (-1: none yet): a declaration now is ruled at it."""
+        return self._frame
+
+    def set_roll_for_us(self, on: bool) -> None:
+        """From now on Tablesight rolls the dice the players do not give (True), or the table waits for them. A
+        recorded session playing its own script keeps ruling its dice as it was recorded."""
+        if not self.declarations:
+            self.roll_for_us = bool(on)
+
+    def words(self, action: Action) -> str:
+        """The action in the game's words ("red 12 attacks blue 20"), its kind's words if the game has none."""
+        if self.game is not None:
+            with contextlib.suppress(Exception):
+                return self.game.describe(action, self._name)
+        return action.kind.replace("_", " ")
+
+    def take_dice_events(self) -> list[DiceEvent]:
+        """The rolls taken and corrections made since last asked (a frame's events carry them)."""
+        out, self._dice_events = self._dice_events, []
+        return out
+
+    def take_records(self) -> list[tuple[int, Action]]:
+        """What the recording keeps of the actions ruled since last asked, (frame, action) in order: the players'
+        declarations as ruled (with Tablesight's faces when it rolled for them, so that a replay, which never
+        rolls, rules them the same) and the camera's moves Tablesight rolled for."""
+        out, self._records = self._records, []
+        return out
+
+    def correction_refused(self) -> str:
+        """Why the last action ruled with dice cannot be corrected now ("" : it can)."""
+        last = self.last_dice
+        if last is None:
+            return "Nothing to correct: no action has been ruled with dice yet."
+        if self.pending is not None:
+            return (f"A roll is pending ({self.pending.request.sentence()}); give it or cancel it before correcting "
+                    "the last one.")
+        if self._last is not last.ruling:
+            return (f"The game has moved on since {self.words(last.action)} was ruled at frame {last.frame}: only the "
+                    "last action ruled can be corrected; overrule the verdict instead.")
+        return ""
+
+    def _cancel_roll(self) -> list[dict[str, Any]]:
+        """Drop the pending roll: its action is not ruled."""
+        pending = self.pending
+        if pending is None:
+            return [{"rule": "dice.cancel", "outcome": Outcome.ILLEGAL.value, "unit": None, "numbers": {},
+                     "message": "No roll is pending: there is nothing to cancel."}]
+        self.pending = None
+        return [{"rule": "dice.cancel", "outcome": Outcome.INFO.value, "unit": pending.action.unit,
+                 "numbers": {"roll": pending.request.to_json()},
+                 "message": f"The roll for {pending.request.what} was cancelled: {self.words(pending.action)} is not "
+                            "ruled."}]
+
+    def _correct_dice(self, action: Action) -> list[dict[str, Any]]:
+        """The last action ruled with dice, ruled again with params["faces"] from the state before it (an overrule,
+        recorded as one)."""
+        why = self.correction_refused()
+        faces = action.params.get("faces")
+        if not why and (not isinstance(faces, list) or not faces
+                        or any(isinstance(f, bool) or not isinstance(f, int) for f in faces)):
+            why = f'A dice correction gives the faces as a list of whole numbers such as [4, 6]; got {faces!r}.'
+        last = self.last_dice
+        if why or last is None or self.game is None or not isinstance(faces, list):
+            return [{"rule": "dice.correct", "outcome": Outcome.ILLEGAL.value, "unit": None, "numbers": {},
+                     "message": why}]
+        corrected = DiceAnswer.of(last.action, faces, "correction")
+        try:  # faces the rules cannot take leave the game as it is
+            self.game.apply(last.state_before, dict(last.positions), corrected, None)
+        except RulesInputError as err:
+            return [{"rule": "dice.correct", "outcome": Outcome.ILLEGAL.value, "unit": last.action.unit,
+                     "numbers": {}, "message": str(err)}]
+        self.state, self.last_dice = last.state_before, None
+        self._dice_events.append(RollCorrected(self._frame, last.action, tuple(last.faces), tuple(faces), last.frame))
+        said = [{"rule": "dice.correct", "outcome": Outcome.INFO.value, "unit": last.action.unit,
+                 "numbers": {"faces_before": last.faces, "faces": list(faces), "ruled_frame": last.frame},
+                 "message": f"Overruled: the dice for {self.words(last.action)} were {_faces(last.faces)}, corrected to "
+                            f"{_faces(faces)}; it is ruled again with them."}]
+        out = self._apply(corrected, dict(last.positions))
+        self.overrules.remember(self._frame, out)
+        return [*said, *out]
 
     def _name(self, unit: UnitId | None) -> str:
         ru = self.roster.units.get(unit) if self.roster is not None and unit is not None else None
@@ -341,6 +499,11 @@ class Pipeline:
         ruled = self.overrules.overrule(action, self.state, self._last, self._name,
                                         self.roster.owners() if self.roster is not None else [])
         self.state, self._last = ruled.state, ruled.last
+        for v in ruled.verdicts:  # a move the camera found illegal, overruled to legal, stands: no longer taken back
+            if v.get("rule") == "tablesight.overrule" and v.get("numbers", {}).get("outcome") == "legal" \
+                    and v.get("unit") is not None:
+                self.take_backs.release(v["unit"])
+        self.positions = self._placements()
         return ruled.verdicts
 
     def _correct(self, action: Action) -> list[dict[str, Any]]:
@@ -349,9 +512,14 @@ class Pipeline:
                                      else None, (self.board.get("w", 0.0), self.board.get("d", 0.0)), self._last,
                                      self._name)
         reruled: list[dict[str, Any]] = []
+        held = self.take_backs.holds.get(action.unit) if action.unit is not None else None
         if fix.rerule is not None and self._last is not None:
             self.state = self._last.state_before
+            if action.unit is not None:
+                self.take_backs.release(action.unit)  # where the players say it stands is ruled again
             reruled = self._apply(fix.rerule, dict(self._last.before))
+            if held is not None and any(v.get("outcome") == Outcome.ILLEGAL.value for v in reruled):
+                self.take_backs.holds[held.legal.unit] = held  # still too far: still held where it legally stood
         self.positions = self._placements()
         return [fix.record(bool(reruled)), *reruled]
 
@@ -359,6 +527,13 @@ class Pipeline:
         if self.game is None or self.state is None or not isinstance(event, Move | Placed):
             return []  # a knocked camera, an unknown or doubled tag: no unit moved, nothing to rule
         tag = event.tag
+        if isinstance(event, Move) and tag in self.take_backs.holds:  # its last move was taken back (illegal)
+            if self.take_backs.is_back(event):
+                if not dry:
+                    self.take_backs.release(tag)
+                return [{"rule": "tablesight.take_back", "outcome": Outcome.INFO.value, "unit": tag, "numbers": {},
+                         "message": f"{self._name(tag)} is back where it legally stood."}]
+            event = self.take_backs.measured_from(event)  # measured from where the rules keep it
         # a base put down the frame after it went unseen (LIFTED) is missing from `before`: it still started somewhere
         mover = before.get(tag) if isinstance(event, Move) else None
         if mover is None and isinstance(event, Move):
@@ -370,7 +545,11 @@ class Pipeline:
         action = self._action_for(event, before)
         if action is None:
             return []
-        return self._apply(action, before, dry)
+        start = before.get(tag)
+        out = self._apply(action, before, dry, camera=True)
+        if dry or not isinstance(event, Move):
+            return out
+        return self.take_backs.ruled(event, start, out, self._name)
 
     def _next_to_rule(self, pending: Sequence[TableEvent], before: Mapping[UnitId, Placement]) -> int:
         """Which of a frame's events to rule first. The camera reports in one frame what the players did within
@@ -389,25 +568,93 @@ class Pipeline:
         ruled = self._rule(event, dict(before), dry=True)
         return not any(v.get("outcome") == Outcome.ILLEGAL.value for v in ruled)
 
-    def _apply(self, action: Action, before: dict[UnitId, Placement], dry: bool = False) -> list[dict[str, Any]]:
-        """Rule `action` and take the game's new state (dry: only the verdicts, with a copy of the dice)."""
+    def _apply(self, action: Action, before: dict[UnitId, Placement], dry: bool = False, camera: bool = False,
+               record: bool = False) -> list[dict[str, Any]]:
+        """Rule `action` and take the game's new state (dry: only the verdicts, with a copy of the dice). Dice the
+        action does not carry are rolled only with "roll for us" on; otherwise the action waits for them (`pending`,
+        the state unchanged). camera: a camera move's action; record: a player's declaration the recording keeps."""
         if self.game is None or self.state is None:
             return []
         tag = action.unit
-        dice = self.rng
-        if dry:
+        dice: random.Random | None = self.rng if self.roll_for_us else None
+        if dry and dice is not None:
             dice = random.Random()
             dice.setstate(self.rng.getstate())
         try:
             result = self.game.apply(self.state, before, action, dice)
         except RulesInputError as err:
+            if record:
+                self._records.append((self._frame, action))
             return [{"rule": f"{self.game.name}.input", "outcome": Outcome.ILLEGAL.value, "message": str(err),
                      "unit": tag, "numbers": {}}]
-        if not dry:
-            keys = frozenset((self._frame, v.rule, v.unit) for v in result.verdicts)
-            self._last = LastRuling(self.state, action, dict(before), keys)
-            self.state = result.state
+        if dry:
+            return [v.to_json() for v in result.verdicts]
+        kept: Action = action
+        if result.pending is not None:
+            out = self._wait_for(action, result, before, camera)
+        else:
+            out, kept = self._take(action, result, before)
+            if camera and self._last is not None:
+                self._last = dataclasses.replace(self._last, camera=True)
+        if record or (camera and kept is not action):
+            self._records.append((self._frame, kept))
+        return out
+
+    def _wait_for(self, action: Action, result: Result, before: Mapping[UnitId, Placement],
+                  camera: bool) -> list[dict[str, Any]]:
+        """`action` needs a roll nobody gave: it becomes the pending roll, unless another one is pending."""
+        assert result.pending is not None
+        waiting = self.pending
+        if waiting is not None and not same_action(waiting.action, action):
+            return [{"rule": "dice.pending", "outcome": Outcome.ILLEGAL.value, "unit": action.unit,
+                     "numbers": {"roll": waiting.request.to_json()},
+                     "message": f"The table is waiting for the dice of {self.words(waiting.action)} "
+                                f"({waiting.request.sentence()}): give them or cancel that roll, then "
+                                f"{self.words(action)} again."}]
+        self._roll_ids += 1
+        # the same action asking for more dice (its next roll, a tie re-rolled) keeps where and when it was seen
+        self.pending = PendingRoll(self._roll_ids, action, result.pending, dict(before),
+                                   waiting.frame if waiting is not None else self._frame,
+                                   waiting.camera if waiting is not None else camera)
         return [v.to_json() for v in result.verdicts]
+
+    def _take(self, action: Action, result: Result, before: dict[UnitId, Placement]) \
+            -> tuple[list[dict[str, Any]], Action]:
+        """The game's new state after `action`; with dice, the rolls taken (events) and the last dice ruling.
+        Returns the verdicts and the action as the recording keeps it (with Tablesight's faces if it rolled)."""
+        assert self.game is not None
+        if self.pending is not None and same_action(self.pending.action, action):
+            self.pending = None
+        keys = frozenset((self._frame, v.rule, v.unit) for v in result.verdicts)
+        state_before = self.state
+        self._last = LastRuling(self.state, action, dict(before), keys)
+        self.state = result.state
+        out = [v.to_json() for v in result.verdicts]
+        if not result.rolls:
+            return out, action
+        source = action.source if isinstance(action, DiceAnswer) else "typed"
+        camera_faces = action.camera_faces if isinstance(action, DiceAnswer) else None
+        # faces Tablesight rolled live are given back by a replay (source "rolled"): still Tablesight's
+        taken = tuple(Rolled(r.request, r.faces, "tablesight" if source == "rolled" else r.by) for r in result.rolls)
+        rolled = any(r.by == "tablesight" for r in taken)
+        faces = [f for r in taken for f in r.faces]
+        for r in taken:
+            self._dice_events.append(RollTaken(self._frame, r, "rolled" if r.by == "tablesight" else source, r.by,
+                                               camera_faces))
+        kept: Action = action
+        if rolled:
+            kept = DiceAnswer.of(action, faces, "rolled")
+            said = "; ".join(f"{r.request.count} d{r.request.sides} for {r.request.what}: {_faces(r.faces)}"
+                             for r in taken)
+            out.append({"rule": "dice.rolled", "outcome": Outcome.INFO.value, "unit": action.unit,
+                        "numbers": {"rolls": [r.to_json() for r in taken]},
+                        "message": f"Tablesight rolled the dice (roll for us is on): {said}."})
+        self._roll_ids += 1
+        self.last_dice = DiceRuling(self._roll_ids, DiceAnswer.of(action, faces, "rolled" if rolled else source,
+                                                                  camera_faces),
+                                    taken, tuple(out), "rolled" if rolled else source, self._frame,
+                                    state_before, dict(before), self._last)
+        return out, kept
 
     # ------------------------------------------------------------------------------------------ frame
     def prime(self, frame: Any, prepared: Prepared | None = None) -> None:
@@ -434,6 +681,7 @@ class Pipeline:
         `prepare`, made beforehand (the same tags come out either way)."""
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
+        self._records.clear()  # the live loop takes them after each call; a replay keeps none
         size = size_of(frame)
         self.calibration.check_frame(size)
         if prepared is not None and prepared.index != int(frame.index):
@@ -469,6 +717,7 @@ class Pipeline:
             for v in self.declare(action):
                 verdicts.append({**v, "frame": int(frame.index), "event": "declared", "action": action.to_json()})
         self.overrules.remember(int(frame.index), verdicts)
+        events += self.take_dice_events()
         overlays = self._overlays(self.positions)
         roll_call = call_roll(self.tracker.tracks, self.roster, float(frame.t), self.off_table())
         t4 = time.perf_counter()
@@ -510,7 +759,7 @@ class Pipeline:
         verdicts = self._rule_all(events, before, self._frame)
         self.positions = self._placements()
         self.overrules.remember(self._frame, verdicts)
-        return events, tuple(verdicts)
+        return (*events, *self.take_dice_events()), tuple(verdicts)
 
     def off_table(self) -> frozenset[UnitId]:
         """The units the game has taken off the table (destroyed, aboard a ship): not missing when unseen."""
@@ -537,6 +786,9 @@ class Pipeline:
         if self.game is not None and self.state is not None:
             with contextlib.suppress(RulesInputError):
                 shapes += [o.to_json() for o in self.game.overlays(self.state, positions, selected)]
+        if self.take_backs.holds and self.roster is not None:
+            radii = {t: u.base_radius_in for t, u in self.roster.units.items()}
+            shapes += [o.to_json() for o in self.take_backs.overlays(radii, self._name)]
         return shapes
 
     def overlays_now(self) -> list[dict[str, Any]]:
@@ -556,3 +808,9 @@ class Pipeline:
             return {}
         answer = self.game.assess(self.state, self.positions, unit, target)
         return answer.to_json() if answer is not None else {}
+
+
+def _faces(faces: Sequence[int]) -> str:
+    """Faces as the players say them: "4, 6 and 1"."""
+    words = [str(f) for f in faces]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1] if words else "none"

@@ -20,7 +20,12 @@ One `LiveRecording` per server stands between the live loop and its feed and pip
   page is told what that means for measuring.
 - The loop reports what each frame gave (`ruled`: events and verdicts into the folder's session.sqlite, on
   the writer thread) and each declared action (`declared`: a line of declarations.jsonl with the frame it
-  was ruled at, flushed and fsynced before the player's request returns).
+  was ruled at, written by the writer thread in turn with the frames handed to it before, and fsynced before the
+  player's request returns). A declaration is ruled between two frames, at the last one processed, whose file was
+  handed to the writer before it: so a crash never leaves a declaration line at a frame whose file was not written.
+  An action ruled with dice is kept with all its faces ("rolls") and where the newest came from ("dice":
+  {"source", "camera_faces"}), the camera's moves Tablesight rolled for too; the manifest's "rolls": "recorded"
+  says so, and a replay of such a recording never rolls (session/replay.py).
 
 The two records of a session agree because the index is the one truth and the store is written ahead of it: for
 each frame, in this order and each durable before the next, (1) its JPEG file, (2) once the live table has ruled
@@ -59,6 +64,7 @@ from typing import Any
 
 from rules.engine import Action
 from session.drivable import Feed, PipelineLike
+from session.pending_roll import DiceAnswer
 from session.setup_edits import EDITS_NAME, SetupEdit, SetupFiles, in_words
 from session.store import SessionStore, StoredEvent
 from session.table_setup import TableSetup
@@ -77,6 +83,10 @@ table (28 tags of 0.75", 28 px an inch, noise sigma 1.5 / 3): every tag found at
 STORE_NAME = "session.sqlite"
 DECLARATIONS_NAME = "declarations.jsonl"
 SETUP_NAME = "setup.json"
+ROLLS_RECORDED = "recorded"
+"""The manifest's "rolls": every roll the rules took is in the declarations (replayed with no generator)."""
+LINE_WAIT_S = 10.0
+"""How long a declaration waits for the writer to make its line durable before the request returns anyway."""
 PROBE_S = 2.0
 """While the disk has no room, how often the next frame is tried again, seconds."""
 HEADROOM_BYTES = 256 * 1024
@@ -157,7 +167,8 @@ class _Take:
     def __init__(self, directory: Path, plan: SetupFiles, source: str) -> None:
         self.directory = directory
         self.name = directory.name
-        extra: dict[str, Any] = {"declarations": DECLARATIONS_NAME, "store": STORE_NAME, "setup_edits": EDITS_NAME}
+        extra: dict[str, Any] = {"declarations": DECLARATIONS_NAME, "store": STORE_NAME, "setup_edits": EDITS_NAME,
+                                 "rolls": ROLLS_RECORDED}
         if plan.game is not None:
             extra["game"] = plan.game
         if plan.game_setup is not None:
@@ -227,6 +238,8 @@ class LiveRecording:
         self._setup = setup
         self._make_pipeline = make_pipeline
         self._lock = threading.RLock()
+        self._lines_lock = threading.Lock()
+        """Held while a lines file is appended to (the writer thread's declarations, the loop's setup edits)."""
         self._plan: SetupFiles | None = None
         self._take: _Take | None = None
         self._closed_takes: list[str] = []
@@ -312,12 +325,30 @@ class LiveRecording:
         self._submit(take, job, int(frame_index) + 1, undo)
 
     def declared(self, frame_index: int, action: Action) -> None:
-        """A player's declared action ruled at `frame_index`: one fsynced line of declarations.jsonl, now (kept
-        in memory, and written first when the disk has room again, if it is full)."""
+        """A player's declared action ruled at `frame_index`: one fsynced line of declarations.jsonl, written by the
+        writer thread after everything handed to it before (the frame's file among them), and durable before this
+        returns (kept in memory, and written first when the disk has room again, if it is full). A DiceAnswer's
+        line says where its faces came from ("dice")."""
+        line: dict[str, Any] = {"frame": int(frame_index), "action": action.to_json()}
+        if isinstance(action, DiceAnswer):
+            line["dice"] = action.note()
+        done = threading.Event()
         with self._lock:
             take = self._take
-            if take is not None:
-                self._keep_line(take, take.declarations, {"frame": int(frame_index), "action": action.to_json()})
+            if take is None:
+                return
+
+            def job() -> None:
+                try:
+                    with self._lines_lock:
+                        self._keep_line(take, take.declarations, line)
+                finally:
+                    done.set()
+
+            self._submit(take, job, take.frames)
+        if not done.wait(LINE_WAIT_S):
+            log.warning("recording %s: the declaration at frame %d is not on disk after %g s", take.name,
+                        frame_index, LINE_WAIT_S)
 
     def close(self) -> None:
         """Finish the current recording (wait for its writes, mark it closed) and stop the writer thread."""
@@ -378,7 +409,9 @@ class LiveRecording:
             self._note_size(take, kept.size, index)
             if take.waiting and not self._may_try(take, len(encoded)):
                 return kept
-            if not self._write_unwritten(take):
+            with self._lines_lock:
+                written = self._write_unwritten(take)
+            if not written:
                 return kept
             take.kept, take.kept_file = kept, frame_file_name(index)
 
@@ -437,7 +470,8 @@ class LiveRecording:
 
     def _edited(self, take: _Take, edit: SetupEdit) -> None:
         """A new pipeline from frame `edit.frame` on: its line, its event in the store, and a sentence."""
-        self._keep_line(take, take.edits, edit.to_json())
+        with self._lines_lock:
+            self._keep_line(take, take.edits, edit.to_json())
         row = {"type": "setup_edit", "frame": edit.frame, "changed": list(edit.changed), "afresh": edit.afresh}
 
         def job() -> None:

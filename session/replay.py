@@ -41,6 +41,7 @@ from rules.engine import Action, Game, RulesInputError, UnknownGame, find_game, 
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain
 from session.drivable import DetectOnly, PipelineLike
+from session.pending_roll import SOURCES, DiceAnswer
 from session.pipeline import CameraMoved, Pipeline, Prepared, TableEvent
 from session.read_ahead import ReadAhead, default_workers
 from session.setup_edits import EDITS_NAME, EditedPipeline, SetupEdit, Stage, read_setup_edits, stages_of
@@ -57,8 +58,17 @@ class ReplayInputError(InputError):
     """A replay input (source, setup file, declarations) that cannot be used; one sentence naming it."""
 
 
+def replay_rolls(extra: Mapping[str, Any]) -> bool:
+    """Whether a recorded session's replay rolls the dice its declarations do not give ("roll for us"), from its
+    manifest's extra keys: never for a recording that records every roll ("rolls": "recorded"), so a roll it lacks
+    is a waiting verdict in replay as it was live; always for one made before the players rolled their own dice,
+    whose every roll Tablesight made from the pipeline's seeded generator (the replay makes the same ones)."""
+    return extra.get("rolls") != "recorded"
+
+
 def read_declarations(path: Path) -> dict[int, list[Action]]:
-    """declarations.jsonl: {"frame": n, "action": {"kind", "unit", "params"}} a line -> actions by frame."""
+    """declarations.jsonl: {"frame": n, "action": {"kind", "unit", "params"}} a line -> actions by frame; a line
+    with "dice": {"source", "camera_faces"} is an action ruled with dice (session/pending_roll.py DiceAnswer)."""
     out: dict[int, list[Action]] = {}
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -73,6 +83,12 @@ def read_declarations(path: Path) -> dict[int, list[Action]]:
             if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
                 raise ValueError
             action = Action.from_json(obj["action"])
+            note = obj.get("dice")
+            if note is not None:
+                source, seen = note["source"], note.get("camera_faces")
+                if source not in SOURCES or not (seen is None or isinstance(seen, list)):
+                    raise ValueError
+                action = DiceAnswer.of(action, [int(f) for f in action.params.get("rolls") or []], source, seen)
         except (ValueError, KeyError, TypeError, RulesInputError):
             raise ReplayInputError(f'{path} line {n} is not a declaration like {{"frame": 12, "action": {{"kind": '
                                    '"end_activation", "unit": 14}}; fix or delete that line.') from None
@@ -95,6 +111,8 @@ class ReplaySetup:
     edits: tuple[SetupEdit, ...] = ()
     edits_file: Path | None = None
     calibrated: bool = True
+    roll_for_us: bool | None = None
+    """Whether the replay rolls the dice the declarations lack (`replay_rolls`); None: as the game setup says."""
 
     def stages(self) -> tuple[Stage, ...]:
         """The setup each frame is ruled with (session/setup_edits.py): the first, then one per edit."""
@@ -190,7 +208,8 @@ def load_setup(source: FrameSource, calibration: Path | None = None, roster: Pat
     check_tags_apart(ros, ter)
     chosen = game_to_rule(game, extra, ros.game if ros is not None else None)
     game_setup, declarations = session_plan(session, chosen)
-    return ReplaySetup(cal, ros, ter, chosen, game_setup, declarations, edits, edits_file, cal_path is not None)
+    return ReplaySetup(cal, ros, ter, chosen, game_setup, declarations, edits, edits_file, cal_path is not None,
+                       replay_rolls(extra) if session is not None else None)
 
 
 class ReplayRun:
@@ -218,7 +237,8 @@ class ReplayRun:
             if s.calibration is None:
                 return DetectOnly()
             return Pipeline(s.calibration, s.roster, s.terrain, find_game(s.game) if s.game else None, s.game_setup,
-                            seed, declarations=setup.declarations, fine_every=fine_every)
+                            seed, declarations=setup.declarations, fine_every=fine_every,
+                            roll_for_us=setup.roll_for_us)
 
         self.pipeline = EditedPipeline(setup.stages(), make)
         self.frames = 0

@@ -1,8 +1,8 @@
 """Battle reports made in the background for the web page: one job a session, its progress to show, cancelled
 when nobody waits for it any more, and kept once made.
 
-A long session's report replays every frame (a 5-minute session: over a minute on 2 cores), far longer than
-one HTTP request should hold a worker. So a page asks (`ReportJobs.ask`), which starts the job on a thread of
+A long session's report replays the frames in which something happened (session/report_replay.py passes over a
+still table's), still longer than one HTTP request should hold a worker. So a page asks (`ReportJobs.ask`), which starts the job on a thread of
 its own or finds it running or made; it asks again to read the progress and, once made, takes the file. A job
 nobody has asked about for IDLE_S seconds (the page was closed, the download was cancelled) stops at its next
 frame. A made report is kept in `folder` under its session's name and a stamp of the session's files, so the

@@ -23,6 +23,7 @@ from rules.engine import RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
 from session.carry import restart_reason
+from session.dice_watch import TRAY_FILE
 from session.drivable import DetectOnly, Feed, PipelineLike
 from session.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
 from session.live_loop import LiveLoop
@@ -30,7 +31,7 @@ from session.paths import SAMPLE_SESSION_DIR, SAMPLES_DIR, NoSuchSession, confin
 from session.phone_feed import PhoneCamera
 from session.pipeline import Pipeline
 from session.recording import LiveRecording
-from session.replay import game_to_rule, recorded_game, session_plan
+from session.replay import game_to_rule, recorded_game, replay_rolls, session_plan
 from session.session_list import Kept
 from session.settings import Settings
 from session.setup_edits import edited_pipeline
@@ -74,8 +75,10 @@ def with_session_plan(setup: TableSetup, session_dir: Path | None) -> TableSetup
     if session_dir is None or not is_session_dir(session_dir) or setup.game is None:
         return setup
 
-    game_setup, declarations = session_plan(open_session(session_dir), find_game(setup.game))
+    session = open_session(session_dir)
+    game_setup, declarations = session_plan(session, find_game(setup.game))
     setup.game_setup, setup.declarations = game_setup, declarations
+    setup.roll_for_us = replay_rolls(session.manifest.extra)
     return setup
 
 
@@ -106,9 +109,9 @@ def make_pipeline(setup: TableSetup, fine_every: int = FINE_EVERY) -> PipelineLi
         return DetectOnly()
 
     with setup.lock:
-        game_setup, declarations = setup.game_setup, setup.declarations
+        game_setup, declarations, roll_for_us = setup.game_setup, setup.declarations, setup.roll_for_us
     return Pipeline(cal, roster, terrain, find_game(game) if game else None, game_setup,
-                    declarations=declarations, fine_every=fine_every)
+                    declarations=declarations, fine_every=fine_every, roll_for_us=roll_for_us)
 
 
 class Runtime:
@@ -149,6 +152,7 @@ class Runtime:
             name="live",
         )
         self.live.recorder = self.recording
+        self.live.dice.tray_file = self.setup_dir / TRAY_FILE  # the dice tray, marked once, kept beside the calibration
         self._replays: OrderedDict[str, tuple[LiveLoop, TableSetup]] = OrderedDict()
         self._timelines: dict[str, Timeline] = {}
         self._replay_lock = threading.Lock()
@@ -390,7 +394,7 @@ class Runtime:
             self.setup.game = game.name
             if why:
                 # the recording's plan was for its own units and game
-                self.setup.game_setup, self.setup.declarations = None, {}
+                self.setup.game_setup, self.setup.declarations, self.setup.roll_for_us = None, {}, None
         self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
         self.live.rebuild()
         return roster
@@ -405,7 +409,7 @@ class Runtime:
         check_tags_apart(self.setup.roster, terrain)
         with self.setup.lock:
             self._switch_terrain(self.setup.game, game.name, terrain)
-            self.setup.game_setup, self.setup.declarations = None, {}  # the recording's plan was for its game
+            self.setup.game_setup, self.setup.declarations, self.setup.roll_for_us = None, {}, None  # the recording's plan was for its game
             self.setup.game = game.name
         self.live.rebuild()
         return game.name

@@ -253,6 +253,16 @@ class SessionStore:
                                           after_id if after_id is not None else -1))
         return [StoredEvent(id=r[0], frame=r[1], type=r[2], data=json.loads(r[3])) for r in rows]
 
+    def rolls(self, *, session: int | None = None) -> list[StoredEvent]:
+        """The dice rolls the rules took and their corrections, in order: events of type "roll" ({"frame", "clause",
+        "what", "unit", "side", "sides", "faces", "by": "players"|"tablesight", "source": "typed"|"camera"|"phone"|
+        "rolled"|"correction", "camera_faces"}) and "roll_correction" ({"frame", "action", "faces_before", "faces",
+        "ruled_frame"}), as session/pending_roll.py writes them (the battle report reads these)."""
+        sid = self._reading_session(session)
+        rows = self._read("SELECT id, frame, type, json FROM events WHERE session = ? AND type IN ('roll', "
+                          "'roll_correction') ORDER BY id", (sid,))
+        return [StoredEvent(id=r[0], frame=r[1], type=r[2], data=json.loads(r[3])) for r in rows]
+
     def verdicts(self, *, since_frame: int | None = None, session: int | None = None) -> list[StoredEvent]:
         sid = self._reading_session(session)
         rows = self._read("SELECT id, frame, json FROM verdicts WHERE session = ? AND frame >= ? ORDER BY id",

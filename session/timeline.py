@@ -34,7 +34,7 @@ READ_AHEAD_WORKERS = 1
 
 
 class Timeline:
-    """Events of a recording (by frame), filled in by a scan thread; `snapshot()` is safe at any time."""
+    """Events and rulings of a recording (by frame), filled in by a scan thread; `snapshot()` is safe at any time."""
 
     def __init__(self, path: Path, make_pipeline: Callable[[], PipelineLike]) -> None:
         self.path = path
@@ -43,6 +43,8 @@ class Timeline:
         self._events: list[dict[str, Any]] = []
         self._times: list[float] = []
         self._scanned = 0
+        self._scanned_to = -1
+        """The index of the last frame scanned (-1: none yet): the events up to it are all known."""
         self._frames = 0
         self._error: str | None = None
         self._done = False
@@ -86,6 +88,7 @@ class Timeline:
                     with self._lock:
                         self._events.extend(found)
                         self._scanned += 1
+                        self._scanned_to = last
                 else:
                     events, verdicts = pipeline.finish()  # the moves of the recording's last moments
                     with self._lock:
@@ -134,6 +137,7 @@ class Timeline:
                 "frames": self._frames,
                 "times": list(self._times),
                 "scanned": self._scanned,
+                "scanned_to": self._scanned_to,
                 "complete": self._done and self._error is None,
                 "error": self._error,
                 "events": list(self._events),
@@ -141,8 +145,8 @@ class Timeline:
 
 
 def _marks(events: Any, verdicts: Any, frame: int) -> list[dict[str, Any]]:
-    """A frame's timeline marks: every event, and the verdicts a player must see (illegal, too close)."""
+    """A frame's timeline entries: every event and every ruling, as the frame's message carries them (the replay page
+    marks and lists them as it does a frame's: webui/static/table_view.js `listed`)."""
     found = [{"frame": frame, **e.to_json()} for e in events]
-    found += [{"type": "verdict", "frame": frame, **dict(v)} for v in verdicts
-              if v.get("outcome") in ("illegal", "too close to call")]
+    found += [{"type": "verdict", "frame": frame, **dict(v)} for v in verdicts]
     return found

@@ -56,13 +56,16 @@ def page(server: tuple[str, Any]) -> Iterator[Any]:
 def test_clicking_a_declared_action_shows_its_verdict(server: tuple[str, Any], page: Any) -> None:
     url, app = server
     page.goto(url + "/")
-    page.wait_for_function("document.getElementById('declare-actions').dataset.count === '3'", timeout=20000)
+    page.wait_for_function("document.getElementById('declare-actions').dataset.legal === '3'", timeout=20000)
     status = page.text_content("#declare-status")
     assert "Valknut: Skirmish Game" in status and "phase: stockpiles" in status and "to act" in status
     # the panel sits in the side panel, under the selection
     assert page.evaluate("document.getElementById('declare').parentElement.tagName") == "ASIDE"
-    buttons = page.locator("#declare-actions button[data-kind='place_stockpile']")
+    buttons = page.locator("#declare-actions button[data-kind='place_stockpile']:not(.refused)")
     assert buttons.count() == 3
+    # the spots the rules would refuse are offered too, marked, so the players can try one and read why
+    refused = page.locator("#declare-actions button[data-kind='place_stockpile'].refused")
+    assert refused.count() == 3 and "would refuse" in (refused.first.get_attribute("title") or "")
     label = buttons.first.text_content()
     assert "place a Runic Stockpile at (" in label
     # the recording has played to its end: the loop is paused on its last frame and rules a declaration at once
@@ -76,7 +79,7 @@ def test_clicking_a_declared_action_shows_its_verdict(server: tuple[str, Any], p
     assert page.get_attribute("#declare-result", "data-outcome") == "legal", result
     assert label in result and "places a Runic Stockpile in section" in result
     assert page.locator("#declare-result p[data-rule='valknut.stockpiles.section']").count() == 1
-    page.wait_for_function("document.getElementById('declare-actions').dataset.count === '2'", timeout=20000)
+    page.wait_for_function("document.getElementById('declare-actions').dataset.legal === '2'", timeout=20000)
     # the game really moved on: the server's game has one Runic Stockpile
     assert len(app.state.runtime.live.pipeline.state.stockpiles) == 1
     page.wait_for_function(
@@ -84,16 +87,19 @@ def test_clicking_a_declared_action_shows_its_verdict(server: tuple[str, Any], p
         timeout=20000,
     )
     page.screenshot(path=str(SHOT))
-    # on to the deploy phase (every unit in every place): the long list is folded, and a unit's click narrows it
-    for _ in range(20):
+    # on to the beginning of turn 1 (a Step down a Path for every unit; the deployments are the camera's, declared
+    # here as it would): the long list is folded, and a unit's click narrows it
+    pipe = app.state.runtime.live.pipeline
+    for _ in range(30):
         listed = httpx.get(url + "/api/live/actions", headers=SAME_ORIGIN).json()
-        if listed["status"]["phase"] == "deploy":
+        if listed["status"]["phase"] == "turn_start":
             break
-        first = listed["groups"][0]["actions"][0]["action"]
+        first = listed["groups"][0]["actions"][0]["action"] if listed["groups"] else next(
+            a for a in pipe.game.legal_actions(pipe.state, dict(pipe.positions)) if a.kind == "deploy").to_json()
         assert httpx.post(url + "/api/live/declare", json={"action": first}, headers=SAME_ORIGIN).status_code == 200
     (group,) = listed["groups"]
-    assert group["kind"] == "deploy" and len(group["actions"]) > 8 and all(a["action"]["unit"] for a in group["actions"])
-    fold = page.locator("#declare-actions .declare-group[data-kind='deploy'] details.declare-fold summary")
+    assert group["kind"] == "choose_path" and len(group["actions"]) > 8 and all(a["action"]["unit"] for a in group["actions"])
+    fold = page.locator("#declare-actions .declare-group[data-kind='choose_path'] details.declare-fold summary")
     fold.wait_for(timeout=20000)
     assert fold.text_content() == f"Show all {len(group['actions'])}, or click a unit on the table to see only its actions"
 

@@ -198,7 +198,9 @@ def test_hex_skirmish_from_nothing(server: tuple[str, Any, Path], page: Any) -> 
     mount_toppers(page, "hex_skirmish", 4)
     page.select_option("#opt-options-climb_cost", "step_plus_levels")
     page.uncheck("#opt-options-engagement_stops")
+    page.check("#roll-for-us")  # this table lets Tablesight roll the initiative d20s (off by default)
     saved = save(page, app, setup_dir, "hex_skirmish")
+    assert saved["roll_for_us"] is True
     assert saved["board"]["layout"]["size_in"] == 1.25
     cells = {tuple(c["hex"]): c for c in saved["board"]["cells"]}
     assert cells[(0, 2)] == {"hex": [0, 2], "terrain": "land", "elevation": 2} and cells[(0, 0)]["terrain"] == "water"

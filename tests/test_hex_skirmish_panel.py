@@ -4,12 +4,18 @@ step against the state (Life left, what the chosen figure may still do, figures 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+from calibration.table import load_calibration
 from rules.engine import Action, Panel, Positions
 from rules.hex_skirmish.game import HexSkirmish, SkirmishState, _positions
+from session.live_loop import LiveLoop
+from session.pipeline import Pipeline
 
 GAME = HexSkirmish()
+SAMPLE_CALIBRATION = Path(__file__).resolve().parents[1] / "sample_frames" / "valknut_skirmish" / "calibration.json"
 CARDS = [
     {"name": "Brute", "life": 4, "move": 4, "range": 1, "attack": 3, "defense": 2, "height": 5, "abilities": []},
     {"name": "Archer", "life": 2, "move": 5, "range": 4, "attack": 2, "defense": 1, "height": 5,
@@ -76,7 +82,7 @@ def test_a_short_game_read_from_the_panel_step_by_step() -> None:
     assert panel.over and panel.winner == "Red wins: the last figures standing"
     assert panel.headline == "Round 2 · game over: red's figures alone stand" and panel.to_do == ()
     gone = line(panel, 20)
-    assert gone.gone and gone.words == "destroyed (3 wounds on Life 2)" and line(panel, 10).left == ""
+    assert gone.gone and gone.words == "destroyed (2 wounds on Life 2)" and line(panel, 10).left == ""
     assert [(s.side, s.points) for s in panel.score] == [("red", 1.0), ("blue", 0.0)]
     assert GAME.score(state) == {"standing": {"red": 1, "blue": 0}, "wounds": {"red": 0, "blue": 3}, "winner": "red"}
     assert GAME.is_over(state) and GAME.legal_actions(state, pos) == []
@@ -123,3 +129,46 @@ def test_a_figure_destroyed_by_counterstrike_on_its_own_turn_says_so() -> None:
     assert line(panel, 11).gone and line(panel, 11).words == "destroyed (2 wounds on Life 2)"
     assert [(s.side, s.words) for s in panel.score] == [("red", "1 of 2 figures standing, 2 wounds taken"),
                                                         ("blue", "1 of 1 figure standing, 0 wounds taken")]
+
+
+TURN_STYLES = {"hex-highlight", "hex-reachable", "attack-line", "los-blocked"}
+"""What the overlays draw of a turn: the chosen figure's cell, where it may move, whom it may attack."""
+
+
+def test_nothing_of_a_turn_is_drawn_once_the_game_is_over() -> None:
+    """Blue's Archer destroyed by red's Brute, which has not moved yet: while the game went on the Brute's cell and
+    reachable hexes were drawn; once it is over, neither for the chosen figure nor for one selected on the page."""
+    state, pos = start([*UNITS, {"tag": 21, "owner": "blue", "card": "Archer", "hex": [-2, 0]}])
+    for kind, unit, params in (("initiative", None, {"rolls": [15, 3]}), ("choose", 10, {}),
+                               ("attack", 10, {"target": 20, "rolls": [1, 1, 6, 6]})):  # 2 skulls: destroyed
+        state, pos = play(state, pos, kind, unit, **params)
+    going = {o.style for o in GAME.overlays(state, pos)}
+    assert {"hex-highlight", "hex-reachable"} <= going and not GAME.is_over(state)
+    state = _destroyed(state, 21)  # the other Archer falls too (its own fight, told elsewhere)
+    pos = {tag: p for tag, p in pos.items() if tag != 21}  # taken off the table
+    assert GAME.is_over(state) and state.chosen == 10 and not state.moved
+    for selected in (None, 10):
+        assert not {o.style for o in GAME.overlays(state, pos, selected)} & TURN_STYLES
+
+
+def _destroyed(state: SkirmishState, tag: int) -> SkirmishState:
+    """`state` with figure `tag` (an Archer, Life 2) destroyed."""
+    fig = next(f for f in state.figures if f.tag == tag)
+    return state.with_figure(replace(fig, wounds=2, destroyed=True))
+
+
+def test_a_destroyed_figures_last_move_is_no_longer_drawn() -> None:
+    """The live table draws each unit's last move; a figure the game has destroyed (taken off the table) is no
+    longer on it, so its arrow goes with it, while a standing figure's stays."""
+    state, pos = start()
+    pipe = Pipeline(load_calibration(SAMPLE_CALIBRATION), game=GAME, game_setup={"board": BOARD, "cards": CARDS,
+                                                                                  "units": UNITS})
+    loop = LiveLoop(lambda: None, lambda: pipe)  # type: ignore[arg-type,return-value]  # never started: no thread
+    loop._pipeline = pipe
+    moves = {tag: {"type": "move", "frame": 3, "tag": tag, "from_in": [10.0, 12.0], "to_in": [12.0, 12.0],
+                   "length_in": 2.0, "pm_in": 0.01} for tag in (10, 20)}
+    loop._moves.update(moves)
+    pipe.state = state
+    assert [m["tag"] for m in loop._moves_shown()] == [10, 20]
+    pipe.state = _destroyed(state, 20)
+    assert pipe.off_table() == frozenset({20}) and [m["tag"] for m in loop._moves_shown()] == [10]

@@ -3,9 +3,19 @@ when the map is full, in a game played with given dice."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from bench.web import CHROMIUM
 from rules.engine import Action, find_game
 from rules.magni.game import EXAMPLE_TEAMS, MagniState
 from rules.magni.scoring import BOARD_CELLS
+from rules.roster import parse_roster
+from session.roll_call import call_roll
+from tests.chromium import checked_page, chromium
+
+APP_CSS = Path(__file__).resolve().parents[1] / "webui" / "static" / "app.css"
 
 GAME = find_game("magni")
 
@@ -62,3 +72,55 @@ def test_a_full_map_on_equal_scores_is_a_draw_without_a_winner() -> None:
     assert GAME.score(st) == {"red": 1, "blue": 1} and st.first == "blue"
     assert panel.over and panel.winner is None
     assert panel.headline == "The map is full · a draw at 1 point each"
+
+
+def test_a_hero_left_in_hand_is_off_the_table_once_its_player_has_no_tile_to_place() -> None:
+    """20 heroes, 19 cells: after the Lead units red (Player 1) places 9 tiles and blue 8, so once blue has placed
+    its 8th, blue's last hero in hand stays there. From then on the roll call does not ask for it ("Not on the
+    table yet"), while a hero still to be placed is asked for."""
+    roster = parse_roster(GAME.example_roster(), "the example roster")
+    st = GAME.new_state({"units": [dict(h) for h in EXAMPLE_TEAMS]})
+    assert GAME.off_table(st) == frozenset() and 25 in call_roll({}, roster, 0.0, GAME.off_table(st)).not_yet
+    st = GAME.apply(st, {}, Action("lead", None, {"red": 10, "blue": 20}), None).state
+    assert st.first == "red"
+    off_after: list[frozenset[int]] = []
+    while not GAME.is_over(st):
+        turn = st.turn()
+        assert turn is not None
+        cell = next(c for c in BOARD_CELLS if c not in {c for _, c in st.placed})
+        hand = [h for h in st.in_hand(turn) if h.tag != 25]  # blue keeps its Shell Guard (tag 25) to the end
+        st = GAME.apply(st, {}, Action("place", hand[0].tag, {"hex": cell.to_json()}), None).state
+        off_after.append(GAME.off_table(st))
+    assert len(off_after) == 17
+    assert off_after[:15] == [frozenset()] * 15  # both still have a tile to place
+    assert off_after[15:] == [frozenset({25}), frozenset({25})]  # blue's 8th placed, then the map full
+    assert [h.tag for h in st.in_hand("blue")] == [25] and st.in_hand("red") == []
+    call = call_roll({}, roster, 0.0, GAME.off_table(st))
+    assert 25 not in call.not_yet
+
+
+_LINES = """(id) => { const t = document.getElementById(id).firstChild; const lines = {}; let i = 0;
+  for (const w of t.textContent.split(' ')) { const r = document.createRange(); r.setStart(t, i); r.setEnd(t, i + w.length);
+    i += w.length + 1; const top = Math.round(r.getBoundingClientRect().top); (lines[top] = lines[top] || []).push(w); }
+  return Object.keys(lines).map(Number).sort((a, b) => a - b).map((k) => lines[k].join(' ')); }"""
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium")
+def test_the_winner_banner_never_leaves_a_score_alone_on_its_last_line(tmp_path: Path) -> None:
+    """The banner of the whole game's end, "Blue wins: 13 points to 12", in the live page's style at the game panel's
+    widths (296 px at a 1400 px window): "12" never stands alone on a line; without the banner's rule it did."""
+    banner = "Blue wins: 13 points to 12"
+    page_file = tmp_path / "banner.html"
+    page_file.write_text(f'<!doctype html><html><head><link rel="stylesheet" href="{APP_CSS.as_uri()}"></head><body>'
+                         f'<div class="game-panel" id="panel"><div class="gp-winner" id="ours">{banner}</div>'
+                         f'<div class="gp-winner" id="plain" style="text-wrap: wrap">{banner}</div></div></body></html>',
+                         encoding="utf-8")
+    with chromium() as browser, checked_page(browser) as page:
+        page.goto(page_file.as_uri())
+        seen = {}
+        for width in range(150, 460, 10):
+            page.evaluate(f"document.getElementById('panel').style.width = '{width}px'")
+            seen[width] = (page.evaluate(_LINES, "ours"), page.evaluate(_LINES, "plain"))
+    assert seen[290] == (["Blue wins: 13 points", "to 12"], ["Blue wins: 13 points to", "12"])
+    assert all(" " in lines[-1] for lines, _plain in seen.values()), seen

@@ -245,3 +245,23 @@ def test_example_roster_file_matches_the_module_and_is_labelled_ours() -> None:
     from rules.hexgrid import parse_board, parse_layout
 
     assert len(parse_board(board)) == 19 and parse_layout(board["layout"]) == state.layout
+
+
+def test_a_tile_put_down_astride_is_named_as_the_board_scan_names_it() -> None:
+    """The camera's placement of Cinder Guard (tag 12) halfway between [-1, 2] and [-2, 2] is refused in the same
+    words the board scan uses: the hero by name, then the two cells and how far off centre it lies."""
+    g = game()
+    st = g.apply(_state(), {}, Action("lead", None, {"red": 10, "blue": 20}), None).state
+    (x0, y0), (x1, y1) = st.layout.to_table(Hex(-1, 2)), st.layout.to_table(Hex(-2, 2))
+    x, y = (x0 + x1) / 2, (y0 + y1) / 2
+    res = g.apply(st, {}, Action("place", 12, {"at": [x, y]}), None)
+    assert not res.legal and res.state.placed == st.placed
+    said = res.verdicts[0]
+    assert said.rule == "magni.tile.astride" and said.unit == 12
+    assert said.message.startswith(f"Cinder Guard (tag 12) at ({x:.2f}, {y:.2f}) lies astride two cells, [-2, 2] and "
+                                   "[-1, 2] (")
+    scanned = tiles_on_board(st, {12: Placement(12, x, y)})[1][0].message
+    assert scanned.startswith("Cinder Guard (tag 12) lies astride two cells, [-2, 2] and [-1, 2] (")
+    assert said.message.split("lies ", 1)[1] == scanned.split("lies ", 1)[1]  # the same words after the name
+    off = g.apply(st, {}, Action("place", 12, {"at": [0.5, 0.5]}), None).verdicts[0]
+    assert off.rule == "magni.place.cell" and off.message.startswith("Cinder Guard (tag 12) at (0.50, 0.50) is not on")

@@ -12,11 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from bench.web import CHROMIUM, CHROMIUM_ARGS
+from session import report_plots
 from session.report import BattleReport, gather_report, name_units
-from session.report_html import write_report
+from session.report_html import render_report, write_report
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_frames"
 
@@ -48,6 +50,7 @@ def test_moves_are_the_replays_moves(valknut: BattleReport) -> None:
     assert blue3.outcome == "illegal"
     assert any(r.rule == "valknut.move.distance" and r.numbers["allowance_in"] == 6.0 for r in blue3.rulings)
     assert [m.outcome for m in valknut.moves] == ["legal", "illegal", "illegal", "legal", "legal"]
+    assert [m.kind for m in valknut.moves] == ["move", "illegal", "illegal", "move", "move"]
 
 
 def test_trails_end_where_the_last_move_put_each_unit(valknut: BattleReport) -> None:
@@ -59,16 +62,25 @@ def test_trails_end_where_the_last_move_put_each_unit(valknut: BattleReport) -> 
     assert len(red5.trail) == 3  # placed, moved, disengaged
 
 
-def test_turns_dice_and_attacks(valknut: BattleReport) -> None:
-    assert valknut.turn_frames == [(1, 0), (2, 115)]
-    assert [m.turn for m in valknut.moves] == [1, 1, 1, 1, 2]
-    assert [(d.unit, d.faces, d.needed, d.success) for d in valknut.dice] == [
-        (15, (4,), 4, True), (13, (4, 1), None, None), (17, (3,), 4, False)]
+def test_chapters_dice_and_attacks(valknut: BattleReport) -> None:
+    """Deployment is a chapter of its own (the units put down before turn 1 began at frame 20); each turn starts
+    right after the ruling that began it (Turn 1 after frame 20's third ruling, "Turn 1 begins"); an illegal move
+    counts no inches."""
+    assert [(c.title, c.frame, c.at, c.play) for c in valknut.chapters] == [
+        ("Deployment", 0, 0, False), ("Turn 1", 20, 3, True), ("Turn 2", 115, 8, True)]
+    began = [(r.frame, r.at, valknut.chapter_of(r.frame, r.at)) for r in valknut.rulings if r.rule == "valknut.turn.start"]
+    assert began == [(20, 2, 0), (115, 7, 1)]  # the ruling that begins a turn is told at the end of the one before
+    assert [m.chapter for m in valknut.moves] == [1, 1, 1, 1, 2]
+    assert [(a.unit, a.target, a.hit, a.faces) for a in valknut.attacks] == [(15, 13, True, (4, 4, 1)), (17, 14, False, (3,))]
+    assert [(d.unit, d.faces, d.side, d.sides) for d in valknut.dice] == [
+        (15, (4,), "blue", 6), (13, (4, 1), "red", 6), (17, (3,), "blue", 6)]
     assert valknut.attacks_by_unit() == {15: (1, 1), 17: (1, 0)}
-    per_turn = valknut.distance_by_turn()
+    per_chapter = valknut.distance_by_chapter()
     first, second = (e["length_in"] for e in _golden("valknut_skirmish") if e["type"] == "move" and e["tag"] == 14)
-    assert per_turn[14][1] == pytest.approx(first) and per_turn[14][2] == pytest.approx(second)
+    blue2 = next(e["length_in"] for e in _golden("valknut_skirmish") if e["type"] == "move" and e["tag"] == 16)
+    assert per_chapter == {14: {1: pytest.approx(first), 2: pytest.approx(second)}, 16: {1: pytest.approx(blue2)}}
     assert second == pytest.approx(math.dist((13.2, 10.2), (12.0, 8.3)), abs=0.003)  # the script's own slide
+    assert valknut.headline == "No winner yet when the recording ended: Turn 2 of 6 · activations · red to activate."
 
 
 def test_messages_name_units_not_ids(valknut: BattleReport) -> None:
@@ -83,14 +95,21 @@ def test_score_by_turn_is_the_games(magni: BattleReport) -> None:
     changes = [e for e in golden if e["type"] == "score"]
     assert [(f, s) for f, _, s in magni.scores] == [(e["frame"], e["score"]) for e in changes]
     assert magni.final_score() == golden[-1]["score"] == {"red": 13, "blue": 12}
+    # the winner in the headline, and each side's score in the game's own words at the end
+    assert magni.headline == "Red wins: 13 points to 12."
+    assert [(s.side, s.points) for s in magni.chapters[-1].score] == [("red", 13.0), ("blue", 12.0)]
+    assert "13 points" in magni.chapters[-1].score[0].words
+    assert len(magni.hex_cells) == 19  # the Magni board drawn, not terrain
 
 
 def test_json_is_plain_and_complete(valknut: BattleReport) -> None:
     data = json.loads(json.dumps(valknut.to_json()))
     assert data["game"] == "Valknut: Skirmish Game" and data["frames"] == 140
-    assert data["attacks"] == {"Blue 1": {"attacks": 1, "hits": 1}, "Blue 3": {"attacks": 1, "hits": 0}}
+    assert data["attacks_by_unit"] == {"Blue 1": {"attacks": 1, "hits": 1}, "Blue 3": {"attacks": 1, "hits": 0}}
     first, second = (e["length_in"] for e in _golden("valknut_skirmish") if e["type"] == "move" and e["tag"] == 14)
-    assert data["distance_by_turn"]["Red 5"] == {"1": round(first, 3), "2": round(second, 3)}
+    assert data["distance_by_chapter"]["Red 5"] == {"1": round(first, 3), "2": round(second, 3)}
+    assert [c["title"] for c in data["chapters"]] == ["Deployment", "Turn 1", "Turn 2"]
+    assert data["headline"] == valknut.headline and data["panel"]["over"] is False
     assert len(data["moves"]) == 5 and data["moves"][1]["name"] == "Blue 3"
 
 
@@ -100,7 +119,7 @@ def test_html_is_self_contained(valknut: BattleReport, tmp_path: Path) -> None:
     # no file or page is fetched: every picture is inline SVG or a data: URI.
     assert not re.search(r"""(src|href)\s*=\s*["'](?!data:|#)""", text)
     assert "@import" not in text and "<script" not in text
-    assert text.count("<svg") >= 4  # board, distances, attacks, timeline
+    assert text.count("<svg") >= 6  # board, distances, attacks, dice, score, timeline
     assert text.count("data:image/jpeg;base64,") == len(valknut.key_frames) >= 6
     assert "Blue 3" in text and "7.28&#34; ± 0.004&#34;" in text
 
@@ -170,3 +189,23 @@ def test_the_report_says_when_it_was_recorded_on_this_machines_clock(valknut: Ba
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_magni_report_leaves_out_what_the_game_never_fills(magni: BattleReport) -> None:
+    """Magni's tiles neither move nor attack once placed: no Moves, Inches, Attacks or Hits column, no "0 of 0
+    attacks hit"; its chapters are phases ("Place phase", never "Place place"); and its score is plotted at every
+    change of the points (11 in the sample, each a tile placed) from 0 to 0, not at two chapter ends."""
+    golden = [e for e in _golden("magni_placement") if e["type"] == "score"]
+    text = render_report(magni)
+    assert [c.title for c in magni.chapters] == ["Lead phase", "Place phase"]
+    assert re.findall(r"<h3>([^<]*)</h3>", text)[:2] == ["Lead phase", "Place phase"]  # no phase words repeated
+    header = re.search(r"<tr><th>Unit</th>.*?</tr>", text)
+    assert header is not None and header.group(0) == "<tr><th>Unit</th><th>Owner</th><th>Profile</th><th>At the end</th></tr>"
+    assert "attacks hit" not in text and "The game, phase by phase" in text
+    points = [(f, [s.points for s in score]) for f, _at, score in magni.points]
+    assert points == [(0, [0, 0])] + [(e["frame"], [e["score"]["red"], e["score"]["blue"]]) for e in golden]
+    fig = report_plots.score_figure(magni)
+    assert fig is not None
+    marks = {ln.get_color(): list(np.asarray(ln.get_ydata())) for ln in fig.axes[0].lines if ln.get_marker() == "o"}
+    assert sorted(marks.values()) == sorted([[p[0] for _f, p in points], [p[1] for _f, p in points]])
+    assert len(next(iter(marks.values()))) == 12

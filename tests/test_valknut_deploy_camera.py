@@ -8,6 +8,7 @@ section 6 (x 20-30, y 11-22); 25.4 mm bases have a 0.5" radius.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -34,6 +35,14 @@ def deploying(*units: dict[str, Any]) -> tuple[ValknutState, dict[int, Any]]:
                            "state": {"phase": "deploy", **ZONES}})
 
 
+def camera(state: ValknutState, tag: int, seen: str, at: tuple[float, float], came_from: tuple[float, float] | None = None,
+           **kw: Any) -> Action:
+    """What the camera seeing `tag` put down (or moved) stands for: an action to rule, never None here."""
+    action = GAME.camera_action(state, tag, seen, at, came_from, **kw)
+    assert action is not None
+    return action
+
+
 def outcomes(verdicts: Any) -> dict[str, Outcome]:
     return {v.rule: v.outcome for v in verdicts}
 
@@ -46,7 +55,7 @@ def test_deploy_is_the_cameras_so_the_declare_panel_offers_no_fixed_points() -> 
 
 def test_a_figure_put_down_inside_its_drop_zone_is_deployed_where_the_camera_sees_it() -> None:
     state, positions = deploying()
-    action = GAME.camera_action(state, 10, "placed", (8.0, 9.5), positions=positions)
+    action = camera(state, 10, "placed", (8.0, 9.5), positions=positions)
     assert action == Action("deploy", 10, {"to": [8.0, 9.5]})
     res = GAME.apply(state, positions, action, None)
     assert outcomes(res.verdicts) == {"valknut.deploy.wholly_within": Outcome.LEGAL}
@@ -57,7 +66,7 @@ def test_a_figure_put_down_inside_its_drop_zone_is_deployed_where_the_camera_see
 
 def test_a_figure_put_down_outside_is_refused_with_where_to_put_it_then_moved_in() -> None:
     state, positions = deploying()
-    out = GAME.apply(state, positions, GAME.camera_action(state, 10, "placed", (12.0, 5.0)), None)
+    out = GAME.apply(state, positions, camera(state, 10, "placed", (12.0, 5.0)), None)
     (v,) = out.verdicts
     assert v.outcome is Outcome.ILLEGAL and v.numbers["margin_in"] == pytest.approx(-2.5)
     assert v.message == ('Unit 10 at (12.00, 5.00) is not wholly within its Drop Zone (section 1): its base edge is '
@@ -65,9 +74,9 @@ def test_a_figure_put_down_outside_is_refused_with_where_to_put_it_then_moved_in
                          '0.5 to 9.5, y 0.5 to 10.5.')
     assert not out.state.unit(10).on_table and 10 not in out.positions and GAME.status(out.state).player == "red"
     # moved in while deployment lasts: its deployment, not "move belongs to the activations phase"
-    moved = GAME.camera_action(out.state, 10, "move", (9.0, 5.0), (12.0, 5.0), positions=out.positions,
+    moved = camera(out.state, 10, "move", (9.0, 5.0), (12.0, 5.0), positions=out.positions,
                                measured=Measured(3.0, 0.02, 0.0))
-    assert moved is not None and moved.kind == "deploy" and moved.params["to"] == [9.0, 5.0]
+    assert moved.kind == "deploy" and moved.params["to"] == [9.0, 5.0]
     assert moved.params["pm_in"] == pytest.approx(0.0141, abs=1e-4)  # one end's share of the move's ± 0.02
     res = GAME.apply(out.state, out.positions, moved, None)
     assert res.legal and res.state.unit(10).on_table and res.positions[10].xy == (9.0, 5.0)
@@ -79,7 +88,7 @@ def test_a_deployed_figure_placed_again_within_deployment_is_ruled_again() -> No
     res = GAME.apply(state, positions, Action("deploy", 10, {"to": [5.0, 5.0]}), None)
     res = GAME.apply(res.state, res.positions, Action("deploy", 20, {"to": [25.0, 16.0]}), None)
     assert GAME.status(res.state).player == "red"
-    again = GAME.camera_action(res.state, 20, "move", (21.0, 12.0), (25.0, 16.0), positions=res.positions,
+    again = camera(res.state, 20, "move", (21.0, 12.0), (25.0, 16.0), positions=res.positions,
                                measured=Measured(5.66, 0.0, 0.0))
     assert again == Action("deploy", 20, {"to": [21.0, 12.0], "pm_in": 0.0})
     moved = GAME.apply(res.state, res.positions, again, None)
@@ -93,7 +102,7 @@ def test_a_deployed_figure_placed_again_within_deployment_is_ruled_again() -> No
 
 def test_placing_out_of_turn_is_refused_and_a_figure_beside_the_battlefield_is_no_news() -> None:
     state, positions = deploying()
-    res = GAME.apply(state, positions, GAME.camera_action(state, 20, "placed", (25.0, 16.0)), None)
+    res = GAME.apply(state, positions, camera(state, 20, "placed", (25.0, 16.0)), None)
     assert outcomes(res.verdicts) == {"valknut.deploy.alternate": Outcome.ILLEGAL}
     assert "It is red's turn to place a unit" in res.verdicts[0].message
     assert GAME.camera_action(state, 20, "placed", (32.5, 16.0)) is None  # lined up beside the table
@@ -103,7 +112,7 @@ def test_placing_out_of_turn_is_refused_and_a_figure_beside_the_battlefield_is_n
 def test_the_last_figure_deployed_by_the_camera_begins_turn_1() -> None:
     state, positions = deploying(unit(10, "red"), unit(20, "blue"))
     for tag, at in ((10, (5.0, 5.0)), (20, (25.0, 16.0))):
-        res = GAME.apply(state, positions, GAME.camera_action(state, tag, "placed", at), None)
+        res = GAME.apply(state, positions, camera(state, tag, "placed", at), None)
         state, positions = res.state, dict(res.positions)
     assert state.phase == "turn_start" and state.turn == 1 and positions[20].xy == (25.0, 16.0)
 
@@ -119,20 +128,20 @@ def test_a_returning_unit_is_placed_where_the_camera_sees_it_not_where_it_died()
     state, positions = _last_activation()
     ended = GAME.apply(state, positions, Action("end_activation", 10, {"rolls": [5]}), None)  # the return roll
     assert ended.state.phase == "turn_start" and ended.state.turn == 5 and ended.state.unit(20).ready
-    back = GAME.camera_action(ended.state, 20, "move", (27.0, 19.0), (6.5, 5.0), positions=ended.positions,
+    back = camera(ended.state, 20, "move", (27.0, 19.0), (6.5, 5.0), positions=ended.positions,
                               measured=Measured(25.6, 0.03, 0.0))
-    assert back is not None and back.kind == "redeploy" and back.params["to"] == [27.0, 19.0]
+    assert back.kind == "redeploy" and back.params["to"] == [27.0, 19.0]
     res = GAME.apply(ended.state, ended.positions, back, None)
     assert outcomes(res.verdicts) == {"valknut.redeploy.wholly_within": Outcome.LEGAL}
     assert res.state.unit(20).alive and res.state.unit(20).hp == 10 and res.positions[20].xy == (27.0, 19.0)
     # first seen again (its track lost) is the same redeployment
-    assert GAME.camera_action(ended.state, 20, "placed", (27.0, 19.0)) == Action("redeploy", 20, {"to": [27.0, 19.0]})
+    assert camera(ended.state, 20, "placed", (27.0, 19.0)) == Action("redeploy", 20, {"to": [27.0, 19.0]})
 
 
 def test_a_returning_unit_put_down_outside_its_drop_zone_is_refused_with_the_fix() -> None:
     state, positions = _last_activation(ready=True)
-    state = ValknutState(**{**state.__dict__, "phase": "turn_start"})
-    res = GAME.apply(state, positions, GAME.camera_action(state, 20, "placed", (15.0, 16.0)), None)
+    state = replace(state, phase="turn_start")
+    res = GAME.apply(state, positions, camera(state, 20, "placed", (15.0, 16.0)), None)
     assert outcomes(res.verdicts) == {"valknut.redeploy.wholly_within": Outcome.ILLEGAL}
     assert "put Blue 1 wholly inside blue's Drop Zone: its centre at x 20.5 to 29.5, y 11.5 to 21.5" in \
         res.verdicts[0].message
@@ -143,7 +152,7 @@ def test_a_failed_return_roll_refuses_the_figure_put_back() -> None:
     state, positions = _last_activation()
     ended = GAME.apply(state, positions, Action("end_activation", 10, {"rolls": [3]}), None)
     assert not ended.state.unit(20).ready and ended.state.unit(20).redeploy_target == 3
-    res = GAME.apply(ended.state, ended.positions, GAME.camera_action(ended.state, 20, "placed", (25.0, 19.0)), None)
+    res = GAME.apply(ended.state, ended.positions, camera(ended.state, 20, "placed", (25.0, 19.0)), None)
     assert [v.message for v in res.verdicts] == [
         "Unit 20 cannot be redeployed: it was killed and returns on a 3+ at the beginning of the next turn. Take "
         "Blue 1 off the table until then."]
@@ -151,8 +160,8 @@ def test_a_failed_return_roll_refuses_the_figure_put_back() -> None:
 
 def test_a_penalty_chosen_after_death_lets_the_camera_redeploy() -> None:
     state, positions = _last_activation(ready=True, penalty_due=True)
-    state = ValknutState(**{**state.__dict__, "phase": "turn_start"})
-    put = GAME.camera_action(state, 20, "placed", (27.0, 19.0))
+    state = replace(state, phase="turn_start")
+    put = camera(state, 20, "placed", (27.0, 19.0))
     refused = GAME.apply(state, positions, put, None)
     assert outcomes(refused.verdicts) == {"valknut.redeploy.penalty": Outcome.ILLEGAL}
     assert "must choose a penalty" in refused.verdicts[0].message
@@ -212,3 +221,46 @@ def test_setup_choices_can_all_be_tried() -> None:
     state, positions = scenario_state({"units": [unit(10, "red"), unit(20, "blue")], "state": {"phase": "stockpiles"}})
     spots = [a for a in GAME.tryable_actions(state, positions) if a.kind == "place_stockpile"]
     assert len(spots) == 6 and sum(GAME.apply(state, positions, a, None).legal for a in spots) == 3
+
+
+def test_the_live_pipeline_deploys_what_the_camera_puts_down_and_moves() -> None:
+    """The real Pipeline (the bundled sample's setup, in its deploy phase) rules the tracker's events through
+    `camera_action`: red 1 put down outside section 1 is refused with where to put it, then moved in: deployed."""
+    from pathlib import Path
+
+    from session.runtime import load_setup_files, make_pipeline, with_session_plan
+    from vision.tracker import Move, Placed
+
+    sample = Path(__file__).resolve().parent.parent / "sample_frames" / "valknut_skirmish"
+    pipe: Any = make_pipeline(with_session_plan(load_setup_files(sample / "calibration.json", sample / "roster.json",
+                                                                 None, None), sample))
+    assert pipe.state.phase == "deploy" and GAME.status(pipe.state).player == "red"
+    out = pipe._rule(Placed(frame=3, t=0.3, tag=10, at_in=(12.0, 4.0), pm_in=0.004, yaw_deg=0.0), {})
+    assert [v["outcome"] for v in out] == ["illegal"]
+    assert out[0]["message"].endswith("put Red 1 wholly inside red's Drop Zone: its centre at x 0.63 to 9.37, "
+                                      "y 0.63 to 10.37.")  # a 32 mm base: 0.63" from each edge
+    assert not pipe.state.unit(10).on_table
+    move = Move(frame=9, t=0.9, tag=10, from_in=(12.0, 4.0), to_in=(8.0, 4.0), length_in=4.0, pm_in=0.006,
+                path_in=((12.0, 4.0), (8.0, 4.0)), path_length_in=4.0, elapsed_s=0.5, lifted=True, left_frame=5,
+                placed_frame=9)
+    out = pipe._rule(move, {})
+    assert [(v["rule"], v["outcome"]) for v in out] == [("valknut.deploy.wholly_within", "legal")]
+    assert out[0]["numbers"]["margin_in"] == pytest.approx(10.0 - 8.0 - 0.63, abs=0.005)
+    assert pipe.state.unit(10).on_table and GAME.status(pipe.state).player == "blue"
+    # later red 1 is killed at (8, 4) and makes its return roll: the tracker matches its figure put down at (3, 3)
+    # to where it died, and the pipeline rules it as its redeployment there
+    dead = replace(pipe.state.unit(10), alive=False, on_table=False, ready=True)
+    pipe.state = replace(pipe.state.with_unit(dead), phase="turn_start")
+    back = replace(move, frame=400, from_in=(8.0, 4.0), to_in=(3.0, 3.0), length_in=5.1, path_in=((8.0, 4.0), (3.0, 3.0)))
+    out = pipe._rule(back, {})
+    assert [(v["rule"], v["outcome"]) for v in out] == [("valknut.redeploy.wholly_within", "legal")]
+    assert pipe.state.unit(10).alive and pipe.state.unit(10).on_table
+
+
+def test_the_new_actions_in_the_rule_books_words() -> None:
+    names = {10: "Red 1", 20: "Blue 1"}.__getitem__
+    assert GAME.describe(Action("choose_penalty", 20, {"penalty": "speed"}), names) == \
+        'Blue 1 returns with -2" Speed (reinforcements depleted)'
+    assert GAME.describe(Action("drop_runestone", 10), names) == "Red 1 drops a Runestone"
+    assert GAME.describe(Action("deploy", 20, {"to": [27.0, 19.0]}), names) == "deploy Blue 1 at (27.0, 19.0)"
+    assert GAME.kind_titles["choose_penalty"] == "Reinforcements depleted: choose a penalty"

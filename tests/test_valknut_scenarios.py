@@ -19,7 +19,8 @@ def test_valknut_documents_every_action_and_question() -> None:
     questions = {s["question"]["kind"] for _, s, _ in EXAMPLES if "question" in s}
     assert kinds == {
         "move", "disengage", "attack", "pick_up_runestone", "end_activation", "choose_path", "assign_spirits",
-        "bear_restore", "redeploy", "deploy", "choose_drop_zone", "place_stockpile", "roll_off",
+        "bear_restore", "redeploy", "deploy", "choose_drop_zone", "place_stockpile", "roll_off", "choose_penalty",
+        "drop_runestone",
     }
     assert questions == {"sight", "engagement", "to_hit", "stats", "section", "score", "legal_actions"}
 

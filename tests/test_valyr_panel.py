@@ -93,7 +93,7 @@ def test_a_short_game_ends_with_the_winner_banner() -> None:
     state, pos = play(state, pos, "attack", 12, target=14, rolls=[1, 2, 20])  # 3, 4, 22: 2 on target, 1 hit: 3 > 2
     assert state.over and state.winner == "red" and GAME.is_over(state)
     p = GAME.panel(state, pos)
-    assert p.over is True and p.winner == "red wins: every other player is defeated or has conceded"
+    assert p.over is True and p.winner == "Red wins: every other player is defeated or has conceded"
     assert p.headline == "Game over after round 1 · red wins, the last player standing" and p.to_do == ()
     assert line(p, 14).gone is True and line(p, 14).words == "distress 3 of health 2, armor 2, dodge 1; defeated"
     assert line(p, 12).gone is False

@@ -1,7 +1,8 @@
 """Declaring the actions the camera cannot see (GET /api/live/actions, POST /api/live/declare), with FastAPI's
 TestClient on the rendered recorded session of tests/webui_session.py played as a Valknut game.
 
-The session's roster starts Valknut in its "stockpiles" phase; unit 12 is moved 6.71" at frame MOVE_AT.
+The session's roster starts Valknut in its "stockpiles" phase; unit 12 is moved 6.71" at frame MOVE_AT. Also the
+game panel (GET /api/live/panel), Undo of the last declaration and the actions at a clicked point (?at=x,y).
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ def test_stockpiles_phase_lists_place_stockpile_with_labels(client: TestClient) 
     assert a["status"]["player"] in ("red", "blue")
     assert [(g["kind"], g["title"]) for g in a["groups"]] == [("place_stockpile", "Place a Runic Stockpile")]
     acts = a["groups"][0]["actions"]
-    assert len(acts) == 3 == a["count"] == a["total"] and not a["capped"]  # one in each odd (or even) section
+    # one in each odd (or even) section, then the ones the rules would refuse (tried, they say why)
+    assert len([x for x in acts if x["legal"]]) == 3 == a["legal"] and not a["capped"]
+    assert [x["legal"] for x in acts] == sorted((x["legal"] for x in acts), reverse=True)  # the legal ones first
     player = a["status"]["player"].title()
     assert all(x["label"].startswith(f"{player}: place a Runic Stockpile at (") for x in acts), acts
     assert all(x["action"]["kind"] == "place_stockpile" and len(x["action"]["params"]["at"]) == 2 for x in acts)
@@ -79,7 +82,7 @@ def test_setup_declared_then_a_recorded_move_gets_a_real_verdict(client: TestCli
         if phase == "activations":
             break
         assert "move" not in [g["kind"] for g in a["groups"]]
-        action = a["groups"][0]["actions"][0]["action"]
+        action = _camera_deploy(loop) if phase == "deploy" else a["groups"][0]["actions"][0]["action"]
         if action["kind"] == "roll_off":
             action["params"] = {"rolls": [6, 2]}  # the players rolled: the first player wins the roll-off
         out = _declare(client, action)
@@ -93,14 +96,15 @@ def test_setup_declared_then_a_recorded_move_gets_a_real_verdict(client: TestCli
     kinds = {g["kind"] for g in a["groups"]}
     assert "end_activation" in kinds and "attack" in kinds and not kinds & {"move", "disengage"}
     assert {g["kind"]: g["title"] for g in a["groups"]}["end_activation"] == "End activation"  # no title: its name
-    labels = [x["label"] for g in a["groups"] for x in g["actions"]]
-    assert "Red: end red 12's activation" in labels and "Red: red 13 attacks blue 22" in labels
-    assert "Red: red 13 attacks blue 21" not in labels  # the wall blocks 13's sight of 21 (see test_webui_api)
+    legal = {x["label"]: x["legal"] for g in a["groups"] for x in g["actions"]}
+    assert legal["Red: end red 12's activation"] and legal["Red: red 13 attacks blue 22"]
+    # the wall blocks 13's sight of 21 (see test_webui_api): offered to try, marked as one the rules refuse
+    assert legal["Red: red 13 attacks blue 21"] is False
     # the declared verdicts are in the event log, every one of them (legal ones too)
     logged = [e for e in client.get("/api/live/events").json()["events"] if e.get("event") == "declared"]
     assert len(logged) >= 29 and any(e["rule"] == "valknut.drop_zones.roll" for e in logged)
     roll = next(e for e in logged if e["rule"] == "valknut.drop_zones.roll")
-    assert roll["numbers"] == {"red": 6, "blue": 2}
+    assert {k: roll["numbers"][k] for k in ("red", "blue")} == {"red": 6, "blue": 2}
     # now play the recording: unit 12's recorded move is ruled by the activation rules, not the phase
     assert loop.status().frame_index < MOVE_AT
     loop.play()
@@ -145,12 +149,12 @@ def test_malformed_declaration_is_400_in_one_sentence(client: TestClient, body: 
     assert r.status_code == 400, r.text
     detail = r.json()["detail"]
     assert words in detail and detail.endswith(".") and "\n" not in detail and "Traceback" not in detail
-    assert _actions(client)["total"] == 3  # nothing was applied
+    assert _actions(client)["legal"] == 3  # nothing was applied
 
 
 def test_illegal_declaration_returns_an_illegal_verdict_and_changes_nothing(client: TestClient) -> None:
     before = _actions(client)
-    offered = {tuple(x["action"]["params"]["at"]) for x in before["groups"][0]["actions"]}
+    offered = {tuple(x["action"]["params"]["at"]) for x in before["groups"][0]["actions"] if x["legal"]}
     # the centre of a section of the other parity: the placer may not use it
     wrong = next([x, y] for x in (5.5, 16.5, 27.5) for y in (5.0, 15.0) if all(math.dist((x, y), o) > 3 for o in offered))
     out = _declare(client, {"kind": "place_stockpile", "params": {"at": wrong}})
@@ -167,9 +171,21 @@ def test_actions_filtered_to_a_unit_keep_only_its_own(client: TestClient) -> Non
     for action in _stockpiles_and_zones(client):
         _declare(client, action)
     a = _actions(client)
-    assert a["status"]["phase"] == "deploy"
+    assert a["status"]["phase"] == "deploy" and a["groups"] == []  # deploying is the camera's: no fixed points
+    loop = client.app.state.runtime.live  # type: ignore[attr-defined]
+    while _actions(client)["status"]["phase"] == "deploy":
+        _declare(client, _camera_deploy(loop))
+    a = _actions(client)
+    assert a["status"]["phase"] == "turn_start" and a["legal"] == 40  # a Step down one of 4 Paths for 10 units
     mine = _actions(client, unit=a["groups"][0]["actions"][0]["action"]["unit"])
-    assert mine["total"] == 9 and {x["action"]["unit"] for g in mine["groups"] for x in g["actions"]} == {mine["unit"]}
+    assert mine["legal"] == 4 and {x["action"]["unit"] for g in mine["groups"] for x in g["actions"]} == {mine["unit"]}
+
+
+def _camera_deploy(loop: Any) -> dict[str, Any]:
+    """A deployment as the camera would make it (deploy is a camera kind: the page offers none): the next unit to
+    place, at a spot in its Drop Zone."""
+    pipe = loop.pipeline
+    return next(x for x in pipe.game.legal_actions(pipe.state, dict(pipe.positions)) if x.kind == "deploy").to_json()
 
 
 def _stockpiles_and_zones(client: TestClient) -> Iterator[dict[str, Any]]:
@@ -177,7 +193,7 @@ def _stockpiles_and_zones(client: TestClient) -> Iterator[dict[str, Any]]:
         yield a["groups"][0]["actions"][0]["action"]
 
 
-def test_declaring_while_playing_is_ruled_with_the_next_frame(client: TestClient) -> None:
+def test_declaring_while_playing_is_ruled_at_once_at_the_last_frame_measured(client: TestClient) -> None:
     loop = client.app.state.runtime.live  # type: ignore[attr-defined]
     loop.seek(0)
     loop.play()
@@ -189,7 +205,7 @@ def test_declaring_while_playing_is_ruled_with_the_next_frame(client: TestClient
     action = _actions(client)["groups"][0]["actions"][0]["action"]
     out = _declare(client, action)
     assert out["outcome"] == "legal" and out["verdicts"][0]["frame"] >= shown
-    assert _actions(client)["total"] == 2  # the placer has two sections left
+    assert _actions(client)["legal"] == 2  # the placer has two sections left
 
 
 def test_without_a_calibrated_table_there_is_nothing_to_declare(sessions_root: Path, tmp_path: Path) -> None:
@@ -210,3 +226,46 @@ def test_without_a_calibrated_table_there_is_nothing_to_declare(sessions_root: P
         assert a["message"] == "No game is being ruled: the table is not calibrated yet; calibrate it first."
         r = c.post("/api/live/declare", json={"action": {"kind": "roll_off"}})
         assert r.status_code == 400 and r.json()["detail"] == a["message"]
+
+
+# ---------------------------------------------------------------- the game panel, Undo, actions at a point
+def _panel(client: TestClient) -> dict[str, Any]:
+    r = client.get("/api/live/panel")
+    assert r.status_code == 200, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def test_the_panel_then_undo_of_the_last_declaration(client: TestClient) -> None:
+    loop = client.app.state.runtime.live  # type: ignore[attr-defined]
+    first = _panel(client)
+    assert first["game"] == "valknut" and first["colours"].keys() == {"red", "blue"}
+    panel = first["panel"]
+    assert panel["winner"] is None and not panel["over"]
+    assert [s["side"] for s in panel["score"]] == ["red", "blue"]
+    assert all(s["words"] == "0 of 3 Runestones delivered, 0 kills" and s["points"] == 0 for s in panel["score"])
+    assert "3 Runestones" in panel["victory"]
+    state = loop.pipeline.state
+    spot = next(a for a in client.get("/api/live/actions").json()["groups"][0]["actions"] if a["legal"])["action"]
+    out = _declare(client, spot)
+    assert out["outcome"] == "legal" and loop.pipeline.state is not state
+    assert _panel(client)["panel"] != panel  # one stockpile fewer to place
+    undo = _declare(client, {"kind": "undo"})
+    said = [v for v in undo["verdicts"] if v["rule"] == "tablesight.undo"]
+    assert said[0]["outcome"] == "info" and said[0]["message"].startswith("Undone: ")
+    assert loop.pipeline.state is state and _panel(client)["panel"] == panel
+    again = _declare(client, {"kind": "undo"})  # only the last one: it was undone already
+    assert again["outcome"] == "illegal"
+    assert again["verdicts"][0]["message"] == ("There is no declaration to undo: nothing was declared since the game "
+                                               "started, or the last declaration was already undone.")
+
+
+def test_actions_at_a_clicked_point(client: TestClient) -> None:
+    r = client.get("/api/live/actions", params={"at": "5.0,5.5"})
+    assert r.status_code == 200, r.text
+    groups = r.json()["groups"]
+    at = [a["action"] for g in groups for a in g["actions"]]
+    assert at and all(a["kind"] in ("place_stockpile", "choose_drop_zone") for a in at)
+    assert any(a["kind"] == "place_stockpile" and a["params"]["at"] == [5.0, 5.5] for a in at)
+    bad = client.get("/api/live/actions", params={"at": "middle"})
+    assert bad.status_code == 400
+    assert bad.json()["detail"] == '"at" must be a table point in inches written x,y (e.g. 12.5,8); got \'middle\'.'

@@ -33,10 +33,12 @@ from session.settings import Settings
 from webui.routes import board as routes_board
 from webui.routes import calibration as routes_calibration
 from webui.routes import camera as routes_camera
+from webui.routes import dice as routes_dice
 from webui.routes import downloads as routes_downloads
 from webui.routes import help as routes_help
 from webui.routes import live as routes_live
 from webui.routes import overlay as routes_overlay
+from webui.routes import panel as routes_panel
 from webui.routes import replay as routes_replay
 from webui.routes import roster as routes_roster
 from webui.routes import setup as routes_setup
@@ -134,6 +136,8 @@ def create_app(settings: Settings) -> FastAPI:
         routes_help,
         routes_camera,
         routes_board,
+        routes_panel,
+        routes_dice,
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -41,6 +41,7 @@ the author's.
 from __future__ import annotations
 
 import copy
+import json
 import math
 import random
 from collections.abc import Callable, Mapping
@@ -91,6 +92,7 @@ from rules.hexgrid import (
     Layout,
     distance,
     hex_line,
+    hex_words,
     neighbors,
     parse_board,
     parse_hex,
@@ -301,6 +303,11 @@ def _placement(layout: Layout, tag: UnitId, cell: Hex, old: Placement | None) ->
     return Placement(tag, x, y, 0.0, old.pm if old else 0.0, old.yaw_deg if old else 0.0)
 
 
+def _taken(state: SkirmishState, fig: Figure) -> int:
+    """The wounds a figure took that counted: at most its Life (the blow that destroys it may deal more)."""
+    return min(fig.wounds, state.card(fig.card).life)
+
+
 def _wound(state: SkirmishState, fig: Figure, wounds: int) -> tuple[SkirmishState, Figure]:
     life = state.card(fig.card).life
     new = replace(fig, wounds=fig.wounds + wounds, destroyed=fig.wounds + wounds >= life)
@@ -481,7 +488,7 @@ class HexSkirmish(Game):
         score = tuple(
             SideScore(o, f"{sum(1 for f in state.living() if f.owner == o)} of "
                          f"{_count(sum(1 for f in state.figures if f.owner == o), 'figure')} standing, "
-                         f"{_count(sum(f.wounds for f in state.figures if f.owner == o), 'wound')} taken",
+                         f"{_count(sum(_taken(state, f) for f in state.figures if f.owner == o), 'wound')} taken",
                       float(sum(1 for f in state.living() if f.owner == o)))
             for o in state.owners
         )
@@ -505,7 +512,7 @@ class HexSkirmish(Game):
     def _unit_line(self, state: SkirmishState, cells: Mapping[UnitId, Hex], fig: Figure) -> UnitLine:
         card = state.card(fig.card)
         if fig.destroyed:
-            words = f"destroyed ({_count(fig.wounds, 'wound')} on Life {card.life})"
+            words = f"destroyed ({_count(_taken(state, fig), 'wound')} on Life {card.life})"
         else:
             words = f"Life {card.life - fig.wounds} of {card.life}"
             if fig.wounds:
@@ -540,6 +547,8 @@ class HexSkirmish(Game):
             return f"{name_of(u)} attacks {name_of(target)}"
         if kind == "end_turn" and not p:
             return "end the turn"
+        if kind == "move" and u is not None and set(p) == {"to"} and (to := hex_words(p["to"])):
+            return f"move {name_of(u)} to {to}"
         return super().describe(action, name_of)
 
     def legal_actions(self, state: SkirmishState, positions: Positions) -> list[Action]:
@@ -561,6 +570,18 @@ class HexSkirmish(Game):
                 if not state.attacked:
                     acts += [Action("attack", fig.tag, {"target": t}) for t in self._targets(state, cells, fig)[0]]
         return [*acts, Action("end_turn")]
+
+    def tryable_actions(self, state: SkirmishState, positions: Positions) -> list[Action]:
+        """The legal actions first, then what the rules may refuse: every army card's choice, either player's, and
+        the chosen figure's attack on every opposing figure on the table (`tryable` and `at_point` below)."""
+        return tryable(state, cells_of(state, positions), self.legal_actions(state, positions))
+
+    def actions_at(self, state: SkirmishState, positions: Positions, unit: UnitId | None,
+                   at: tuple[float, float]) -> list[Action]:
+        """At the hex under the clicked point: the selected figure's move there when no figure stands there, else its
+        attack on each opposing figure there; with none selected, choosing the army card of each figure there
+        (`tryable` and `at_point` below)."""
+        return at_point(state, cells_of(state, positions), unit, at)
 
     @takes_dice
     def apply(self, state: SkirmishState, positions: Positions, action: Action, cup: DiceCup) -> Result:
@@ -616,14 +637,16 @@ class HexSkirmish(Game):
     def _choose(self, state: SkirmishState, positions: Positions, action: Action) -> Result:
         fig = state.figure(action.unit)
         problem = None
-        if state.chosen is not None:
-            problem = f"{state.player} already acts with tag {state.chosen} this turn."
-        elif fig is None or fig.destroyed:
+        if fig is None or fig.destroyed:
             problem = f"Tag {action.unit} is not a figure in play."
         elif fig.owner != state.player:
-            problem = f"It is {state.player}'s turn; tag {fig.tag} is {fig.owner}'s."
+            problem = f"It is {state.player}'s turn; {name_of(fig)} is {fig.owner}'s."
+        elif state.chosen is not None:
+            now = state.figure(state.chosen)
+            problem = (f"{state.player} already acts with {name_of(now) if now else f'tag {state.chosen}'} this turn; "
+                       "a player chooses one army card a turn.")
         elif fig.tag not in positions:
-            problem = f"Tag {fig.tag} is not seen on the table."
+            problem = f"{name_of(fig)} is not seen on the table; put it back on its hex."
         if problem or fig is None:
             return Result(state, positions, (_verdict("round.choose", Outcome.ILLEGAL, problem or "", action.unit),))
         new = replace(state, chosen=fig.tag, moved=False, attacked=False)
@@ -635,13 +658,18 @@ class HexSkirmish(Game):
         if fig is None or fig.destroyed:
             return f"Tag {action.unit} is not a figure in play."
         if state.chosen != fig.tag:
-            return f"Tag {fig.tag} is not the army card {state.player} chose this turn; choose it first."
+            if fig.owner != state.player:
+                return f"It is {state.player}'s turn; {name_of(fig)} is {fig.owner}'s."
+            chosen = state.figure(state.chosen)
+            if chosen is not None:
+                return f"{name_of(fig)} is not the army card {state.player} chose this turn ({name_of(chosen)} is)."
+            return f"{name_of(fig)} is not the army card {state.player} chose this turn; choose it first."
         if fig.tag not in positions:
-            return f"Tag {fig.tag} is not seen on the table."
+            return f"{name_of(fig)} is not seen on the table; put it back on its hex."
         if what == "move" and state.moved:
-            return f"{fig.card} (tag {fig.tag}) has already moved this turn."
+            return f"{name_of(fig)} has already moved this turn: a figure moves once, then attacks."
         if what == "attack" and state.attacked:
-            return f"{fig.card} (tag {fig.tag}) has already attacked this turn."
+            return f"{name_of(fig)} has already attacked this turn: a figure attacks once a turn."
         return None
 
     def _move(self, state: SkirmishState, positions: Positions, action: Action, cup: DiceCup) -> Result:
@@ -668,7 +696,8 @@ class HexSkirmish(Game):
             _verdict(
                 "move.path",
                 Outcome.LEGAL,
-                f"{card.name} moves {len(plan.path) - 1} hexes for {plan.cost} of {card.move} movement points.",
+                f"{card.name} moves {len(plan.path) - 1} hex{'' if len(plan.path) == 2 else 'es'} for {plan.cost} of "
+                f"{card.move} movement points.",
                 fig.tag,
                 **numbers,
             )
@@ -778,24 +807,27 @@ class HexSkirmish(Game):
 
     def _targets(
         self, state: SkirmishState, cells: Mapping[UnitId, Hex], fig: Figure
-    ) -> tuple[list[UnitId], dict[UnitId, str]]:
-        """Figures this one may attack now, and why each other enemy may not."""
+    ) -> tuple[list[UnitId], dict[UnitId, tuple[str, str]]]:
+        """Figures this one may attack now, and for each other enemy on the table the clause that refuses it and
+        why, in one sentence."""
         card = state.card(fig.card)
         here = cells[fig.tag]
         engaged = engaged_with(state, cells, fig.tag)
         ok: list[UnitId] = []
-        why: dict[UnitId, str] = {}
+        why: dict[UnitId, tuple[str, str]] = {}
         for f in state.living():
             if f.owner == fig.owner or f.tag not in cells:
                 continue
             there = cells[f.tag]
             d = distance(here, there)
             if engaged and f.tag not in engaged:
-                why[f.tag] = (
-                    f"{card.name} is engaged with tag(s) {', '.join(map(str, engaged))} and may attack only them."
-                )
+                foes = listed([name_of(e) for t in engaged if (e := state.figure(t)) is not None])
+                why[f.tag] = ("engagement.target",
+                              f"{name_of(fig)} is engaged with {foes} and may attack only "
+                              f"{'it' if len(engaged) == 1 else 'them'}, not {name_of(f)}.")
             elif d > card.range:
-                why[f.tag] = f"Tag {f.tag} is {d} hexes away; {card.name} has Range {card.range}."
+                why[f.tag] = ("attack.range",
+                              f"{name_of(f)} is {d} hexes away; {name_of(fig)} has Range {card.range}.")
             else:
                 seen, blockers = line_of_sight(
                     state.board,
@@ -806,7 +838,9 @@ class HexSkirmish(Game):
                     state.options.line_of_sight,
                 )
                 if not seen:
-                    why[f.tag] = "Higher ground at " + ", ".join(f"[{h.q}, {h.r}]" for h in blockers) + " blocks the line."
+                    why[f.tag] = ("attack.line_of_sight",
+                                  "Higher ground at " + ", ".join(f"[{h.q}, {h.r}]" for h in blockers)
+                                  + f" blocks {name_of(fig)}'s line of sight to {name_of(f)}.")
                 else:
                     ok.append(f.tag)
         return ok, why
@@ -831,10 +865,8 @@ class HexSkirmish(Game):
         ok, why = self._targets(state, cells, fig)
         d = distance(cells[fig.tag], cells[target])
         if target not in ok:
-            rule = "engagement.target" if "engaged" in why[target] else (
-                "attack.range" if "Range" in why[target] else "attack.line_of_sight"
-            )
-            v = _verdict(rule, Outcome.ILLEGAL, why[target], fig.tag, distance=d)
+            rule, reason = why[target]
+            v = _verdict(rule, Outcome.ILLEGAL, reason, fig.tag, distance=d)
             return Result(state, positions, (v,), self.overlays(state, positions, fig.tag))
         card, tcard = state.card(fig.card), state.card(tfig.card)
         attack_faces = cup.roll(6, card.attack, ATTACK_DICE, f"{name_of(fig)}'s attack on {name_of(tfig)}",
@@ -864,6 +896,7 @@ class HexSkirmish(Game):
             fig.tag,
             distance=d,
             target=target,
+            hit=res.wounds > 0,
             destroyed=tfig.destroyed,
             attacker_destroyed=fig.destroyed,
             **res.to_json(),
@@ -879,7 +912,8 @@ class HexSkirmish(Game):
         self, state: SkirmishState, positions: Positions, selected: UnitId | None = None
     ) -> tuple[Overlay, ...]:
         """Figures astride two hexes or off the board, engaged pairs, and for the selected figure its cell,
-        reachable cells and attack lines (the board's terrain is drawn from `hex_board`)."""
+        reachable cells and attack lines (the board's terrain is drawn from `hex_board`); once the game is over,
+        nothing of a turn (no figure acts any more)."""
         lay = state.layout
         out: list[Overlay] = []
         cells = cells_of(state, positions)
@@ -892,6 +926,8 @@ class HexSkirmish(Game):
         for tag, other in engaged_pairs(state, cells):
             out.append(Overlay(Shape.SEGMENT, (lay.to_table(cells[tag]), lay.to_table(cells[other])),
                                "engagement", unit=tag))
+        if self.is_over(state):
+            return tuple(out)
         chosen = selected if selected is not None else state.chosen
         fig = state.figure(chosen)
         if fig is not None and not fig.destroyed and fig.tag in cells:
@@ -905,8 +941,8 @@ class HexSkirmish(Game):
             for t in ok:
                 out.append(Overlay(Shape.SEGMENT, (lay.to_table(here), lay.to_table(cells[t])), "attack-line",
                                    unit=fig.tag, owner=fig.owner))
-            for t, reason in why.items():
-                if "blocks" in reason:
+            for t, (rule, reason) in why.items():
+                if rule == "attack.line_of_sight":
                     out.append(Overlay(Shape.SEGMENT, (lay.to_table(here), lay.to_table(cells[t])), "los-blocked",
                                        unit=fig.tag, label=reason))
         return tuple(out)
@@ -1133,4 +1169,64 @@ def _positions(units: list[Any], layout: Layout) -> dict[UnitId, Placement]:
         else:
             continue
         out[tag] = Placement(tag, x, y)
+    return out
+
+# -------------------------------------------------------------------------------- what may be tried
+# What the players may try now in Hex Skirmish (`Game.tryable_actions`) and what could be declared at a hex they
+# click (`actions_at`), refused ones included: the page offers them, and the ruling says why one is refused.
+#
+# Nothing here is ruled: `HexSkirmish.apply` rules each action. The lists are complete and bounded by the figures:
+# - before initiative, choosing any army card (refused: initiative first);
+# - choosing an army card: every living figure's card, either player's (the other player's is refused: not their
+#   turn; one off the table is refused: not seen);
+# - once a card is chosen: an attack by its figure on every opposing figure on the table (out of Range, behind
+#   higher ground, or not one it is engaged with: the ruling says which), and choosing any other card (refused: one
+#   card a turn).
+# Moves are the camera's, or `at_point`'s: the selected figure's move to the clicked hex, or its attack on each
+# opposing figure there; with no figure selected, choosing the army card of each figure standing there.
+
+
+def tryable(state: SkirmishState, cells: Mapping[UnitId, Hex], legal: list[Action]) -> list[Action]:
+    """The legal actions first, then every choice and attack the players may try (see the module docstring)."""
+    living = state.living()
+    if not legal:  # the game is over
+        return []
+    more: list[Action] = []
+    fig = state.figure(state.chosen)
+    if state.phase == "act" and fig is not None and not fig.destroyed and fig.tag in cells:
+        more += [Action("attack", fig.tag, {"target": f.tag}) for f in living
+                 if f.owner != fig.owner and f.tag in cells]
+    more += [Action("choose", f.tag) for f in living if f.tag != state.chosen]
+    return once(legal + more)
+
+
+def at_point(state: SkirmishState, cells: Mapping[UnitId, Hex], unit: UnitId | None,
+             at: tuple[float, float]) -> list[Action]:
+    """The actions at the hex under table point `at` (inches), legal or not: for the selected figure, its move to
+    that hex when no figure stands there, else its attack on each opposing figure there; for none, choosing the
+    army card of each figure there."""
+    x, y = float(at[0]), float(at[1])
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return []
+    h = state.layout.from_table(x, y)[0]
+    there = [f for f in state.living() if cells.get(f.tag) == h]
+    if unit is None:
+        return [Action("choose", f.tag) for f in there]
+    fig = state.figure(unit)
+    if fig is None or fig.destroyed or fig.tag not in cells:
+        return []
+    if not there:
+        return [Action("move", fig.tag, {"to": h.to_json()})]
+    return [Action("attack", fig.tag, {"target": f.tag}) for f in there if f.owner != fig.owner]
+
+
+def once(actions: list[Action]) -> list[Action]:
+    """Each action once, in the order first given."""
+    seen: set[str] = set()
+    out = []
+    for a in actions:
+        key = json.dumps(a.to_json(), sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(a)
     return out

@@ -25,6 +25,8 @@ Hero ratings and attack values come from the players' roster; the seed gives non
 from __future__ import annotations
 
 import copy
+import json
+import math
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -158,6 +160,17 @@ class MagniState:
     def in_hand(self, owner: str) -> list[Hero]:
         down = {t for t, _ in self.placed}
         return [h for h in self.heroes if h.owner == owner and h.tag not in down]
+
+    def placements_left(self, owner: str) -> int:
+        """Tiles `owner` has still to place: the empty cells, filled in turn from the player to place now (none
+        once the map is full; before the lead fight, every cell is still to be fought for)."""
+        if self.phase == "lead":
+            return len(BOARD_CELLS)
+        turn = self.turn()
+        if turn is None:
+            return 0
+        empty = len(BOARD_CELLS) - len(self.placed)
+        return (empty + 1) // 2 if owner == turn else empty // 2
 
 
 def _verdict(rule: str, outcome: Outcome, message: str, unit: UnitId | None = None, **numbers: Json) -> Verdict:
@@ -309,6 +322,11 @@ class Magni(Game):
     def is_over(self, state: MagniState) -> bool:
         return state.phase == "over"
 
+    def off_table(self, state: MagniState) -> frozenset[UnitId]:
+        """A hero whose player has no tile left to place stays in hand (20 heroes, 19 cells: one always does once
+        the map is full), so the camera not seeing it is no news."""
+        return frozenset(h.tag for o in state.owners if state.placements_left(o) == 0 for h in state.in_hand(o))
+
     def score(self, state: MagniState) -> dict[str, Json]:
         """Points per player from the tiles on the board now (skirmish and fortification)."""
         return dict(score(state.tiles(), state.owners).points)
@@ -351,6 +369,17 @@ class Magni(Game):
         taken = {cell for _, cell in state.placed}
         empty = [c for c in BOARD_CELLS if c not in taken]
         return [Action("place", h.tag, {"hex": c.to_json()}) for h in state.in_hand(owner) for c in empty]
+
+    def tryable_actions(self, state: MagniState, positions: Positions) -> list[Action]:
+        """The legal actions first, then the placements the rules refuse that a player may well try: out of turn,
+        on a cell that holds a tile, a hero already down, before the fight for the centre (`tryable` and `at_point` below)."""
+        return tryable(state, self.legal_actions(state, positions))
+
+    def actions_at(self, state: MagniState, positions: Positions, unit: UnitId | None,
+                   at: tuple[float, float]) -> list[Action]:
+        """The placements on the clicked cell, legal or not: the selected hero, or with none each hero in hand, the
+        player to place first (`tryable` and `at_point` below)."""
+        return at_point(state, unit, at)
 
     @takes_dice
     def apply(self, state: MagniState, positions: Positions, action: Action, rng: DiceCup) -> Result:
@@ -447,19 +476,24 @@ class Magni(Game):
                 _verdict(
                     "place.phase",
                     Outcome.ILLEGAL,
-                    "Fight for the centre first (a lead action)." if state.phase == "lead" else "The map is full.",
+                    ("The centre is fought for first: each player picks a Lead unit (a lead action) before any tile "
+                     "is placed.") if state.phase == "lead" else "The map is full: the game is over.",
                     tag,
                 )
             )
         elif hero is None:
-            problems.append(_verdict("place.hero", Outcome.ILLEGAL, f"Tag {tag} is not one of the heroes.", tag))
+            problems.append(_verdict("place.hero", Outcome.ILLEGAL,
+                                     f"Tag {tag} is not one of the heroes on the roster; place a hero's tile.", tag))
         else:
             if hero.owner != owner:
                 problems.append(
-                    _verdict("place.turn", Outcome.ILLEGAL, f"It is {owner}'s turn, not {hero.owner}'s.", tag, turn=owner)
+                    _verdict("place.turn", Outcome.ILLEGAL,
+                             f"It is {owner}'s turn to place a tile; {hero.name} is {hero.owner}'s.",
+                             tag, turn=owner)
                 )
             if any(t == tag for t, _ in state.placed):
-                problems.append(_verdict("place.hero", Outcome.ILLEGAL, f"{hero.name} is already on the board.", tag))
+                problems.append(_verdict("place.hero", Outcome.ILLEGAL,
+                                         f"{hero.name} is already on the board; place a hero still in hand.", tag))
         if cell is not None and not problems:
             if cell not in BOARD_CELLS:
                 problems.append(
@@ -467,7 +501,9 @@ class Magni(Game):
                 )
             elif any(c == cell for _, c in state.placed):
                 problems.append(
-                    _verdict("place.cell", Outcome.ILLEGAL, f"Cell [{cell.q}, {cell.r}] already holds a tile.", tag)
+                    _verdict("place.cell", Outcome.ILLEGAL,
+                             f"Cell [{cell.q}, {cell.r}] already holds a tile ({state.tiles()[cell].name}); "
+                             "a cell holds one tile.", tag)
                 )
         if problems or cell is None or hero is None:
             return Result(state, positions, tuple(problems), self.overlays(state, positions))
@@ -816,8 +852,10 @@ def _positions(units: list[Any], layout: Layout) -> dict[UnitId, Placement]:
 
 
 def _target(state: MagniState, action: Action) -> tuple[Hex | None, Placement | None, list[Verdict]]:
-    """The cell a place action names: params "hex": [q, r], or "at": [x, y] snapped with the layout."""
+    """The cell a place action names: params "hex": [q, r], or "at": [x, y] snapped with the layout; a tile off
+    the board or astride two cells is refused, named as the board scan names it ("Spark (tag 16) lies astride")."""
     tag = action.unit if action.unit is not None else 0
+    hero = state.hero(tag)
     if "hex" in action.params:
         try:
             return parse_hex(action.params["hex"], 'the place action\'s "hex"'), None, []
@@ -829,11 +867,12 @@ def _target(state: MagniState, action: Action) -> tuple[Hex | None, Placement | 
         except ScenarioError as err:
             raise ActionError(str(err)) from err
         cell, off = state.layout.from_table(x, y)
+        tile = f"{hero.name} (tag {tag}) at ({x:.2f}, {y:.2f})" if hero is not None else f"The tile at ({x:.2f}, {y:.2f})"
         if cell not in BOARD_CELLS:
             v = _verdict(
                 "place.cell",
                 Outcome.ILLEGAL,
-                f"The tile at ({x:.2f}, {y:.2f}) is not on the 19-cell board (it falls in cell [{cell.q}, {cell.r}]).",
+                f"{tile} is not on the 19-cell board (it falls in cell [{cell.q}, {cell.r}]).",
                 tag,
             )
             return None, None, [v]
@@ -842,7 +881,7 @@ def _target(state: MagniState, action: Action) -> tuple[Hex | None, Placement | 
             v = _verdict(
                 "tile.astride",
                 Outcome.ILLEGAL,
-                f"The tile at ({x:.2f}, {y:.2f}) lies astride two cells, "
+                f"{tile} lies astride two cells, "
                 f"{straddle_words(BOARD_CELLS, state.layout, x, y, margin).removeprefix('astride ')} "
                 f"({off:.2f}\" from the centre of [{cell.q}, {cell.r}]); push it into one cell.",
                 tag,
@@ -851,6 +890,68 @@ def _target(state: MagniState, action: Action) -> tuple[Hex | None, Placement | 
             return cell, None, [v]
         return cell, Placement(tag, x, y), []
     raise ActionError('A place action needs "hex": [q, r] or "at": [x, y] (table inches).')
+
+# -------------------------------------------------------------------------------- what may be tried
+# What the players may try now in Rise of the Magni (`Game.tryable_actions`) and what could be declared at a cell
+# they click (`actions_at`), refused ones included: the page offers them, and the ruling says why one is refused.
+#
+# Nothing here is ruled: `Magni.apply` rules each action. The lists are bounded by the 19 cells and 20 heroes:
+# - the fight for the centre: every pair of Lead units (all legal; a hero placed now is `at_point`'s, refused);
+# - placing: every hero in the hand of the player to place on every empty cell (all legal), then one placement per
+#   refusal a player may well try: each hero in the other player's hand on the first empty cell (not their turn),
+#   a hero in hand on each cell that holds a tile, each hero already on the board on the first empty cell.
+# Any other cell is `at_point`'s: with no hero selected, each hero in either hand placed on the clicked cell (the
+# player to place first), with one, that hero placed there.
+
+
+def tryable(state: MagniState, legal: list[Action]) -> list[Action]:
+    """The legal actions first, then the refused placements a player may well try (see the module docstring)."""
+    if state.phase == "over":
+        return []
+    if state.phase == "lead":
+        return legal
+    more: list[Action] = []
+    owner = state.turn()
+    assert owner is not None  # the place phase always has a player to place
+    taken = {cell for _, cell in state.placed}
+    empty = [c for c in BOARD_CELLS if c not in taken]
+    hand = state.in_hand(owner)
+    if empty:
+        more += [Action("place", h.tag, {"hex": empty[0].to_json()}) for h in state.in_hand(state.other(owner))]
+    if hand:
+        more += [Action("place", hand[0].tag, {"hex": c.to_json()}) for _, c in state.placed]
+    if empty:
+        more += [Action("place", t, {"hex": empty[0].to_json()}) for t, _ in state.placed
+                 if (h := state.hero(t)) is not None and h.owner == owner]
+    return once(legal + more)
+
+
+def at_point(state: MagniState, unit: UnitId | None, at: tuple[float, float]) -> list[Action]:
+    """The placements on the cell under table point `at` (inches), legal or not: with no hero selected, each hero
+    in hand there (the player to place first, then the other; none before the fight for the centre); with one, that
+    hero there."""
+    x, y = float(at[0]), float(at[1])
+    if state.phase == "over" or not (math.isfinite(x) and math.isfinite(y)):
+        return []
+    cell = state.layout.from_table(x, y)[0].to_json()
+    if unit is not None:
+        return [Action("place", unit, {"hex": cell})] if state.hero(unit) is not None else []
+    owner = state.turn()
+    if owner is None:
+        return []
+    return [Action("place", h.tag, {"hex": cell}) for o in (owner, state.other(owner)) for h in state.in_hand(o)]
+
+
+def once(actions: list[Action]) -> list[Action]:
+    """Each action once, in the order first given."""
+    seen: set[str] = set()
+    out = []
+    for a in actions:
+        key = json.dumps(a.to_json(), sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(a)
+    return out
 
 
 __all__ = ["EDGE_NAMES", "Magni", "MagniState", "tiles_on_board"]

@@ -252,8 +252,9 @@ def _placement_checks(table: Table, tag: int, at: Placement, rule: str, zone: in
                f'{Measure(abs(margin.value), margin.pm).text()} {where} the section edge.')
     if outcome is Outcome.ILLEGAL:
         r = unit.radius_in
+        x0, x1, y0, y1 = (f"{round(v, 2):g}" for v in (section.x0 + r, section.x1 - r, section.y0 + r, section.y1 - r))
         message = message[:-1] + (f"; put {unit.name} wholly inside {unit.owner}'s Drop Zone: its centre at x "
-                                  f"{section.x0 + r:g} to {section.x1 - r:g}, y {section.y0 + r:g} to {section.y1 - r:g}.")
+                                  f"{x0} to {x1}, y {y0} to {y1}.")
     out = [_v(rule, outcome, message, tag, margin_in=round(margin.value, 4), pm_in=round(margin.pm, 4), section=zone)]
     out += _overlap(table, tag, at)
     blocked = crosses_impassable([at.xy], table.terrain, unit.radius_in)

@@ -37,6 +37,10 @@ Where the book is silent, OUR options: a tied roll-off is rolled again (both dic
 who rolls first in a roll-off: the roster's first player; a cocked die or one off the tray is the players'
 to re-roll by their own table custom: Tablesight takes only the faces that count.
 
+The camera (`Valknut.camera_action`): in the deploy phase a figure put down or moved on the battlefield is its
+deployment there ("deploy", placed again while deployment lasts); a killed unit's figure put back on the
+battlefield is its "redeploy" there, wherever it died; these are camera kinds, never offered at fixed points.
+
 Tracker moves: a Move event {"tag": 12, "from_in": [x, y], "to_in": [x, y], "length_in": l, "pm_in": e}
 becomes Action("move", 12, {"to": to_in, "length_in": l, "pm_in": e}) ruled against the positions as they
 were before the move (unit 12 at from_in); `action_from_move_event` does that, choosing "disengage" when
@@ -84,6 +88,7 @@ from rules.valknut.panel import PENALTY_WORDS, panel
 from rules.valknut.setup import new_state, scenario_state
 from rules.valknut.state import ValknutState, dump_state, load_state
 from rules.valknut.table import Table
+from rules.valknut.tryable import at_point
 from rules.valknut.units import PATHS, PENALTIES, to_hit
 
 DIRECTIONS = tuple((math.cos(math.radians(a)), math.sin(math.radians(a))) for a in range(0, 360, 45))
@@ -192,8 +197,9 @@ class Valknut(Game):
         if not isinstance(state, ValknutState) or not state.has_unit(unit):
             return None
         u = state.unit(unit)
-        placing = not u.alive or state.phase == "deploy"
-        if placing:
+        if not u.alive and state.phase == "over":
+            return None  # the table is being cleared
+        if not u.alive or state.phase == "deploy":
             if Battlefield(*state.board).section_at(float(at[0]), float(at[1])) is None and not (u.alive and u.on_table):
                 return None  # waiting beside the battlefield
             to = [float(at[0]), float(at[1])]
@@ -374,6 +380,14 @@ class Valknut(Game):
                 seen.add(key)
                 acts.append(a)
         return acts
+
+    def actions_at(self, state: ValknutState, positions: Positions, unit: UnitId | None,
+                   at: tuple[float, float]) -> list[Action]:
+        """At the clicked table point, legal or not: with no unit a Runic Stockpile there or its section as a Drop
+        Zone; for a unit its (re)deployment there, or in its activation an attack on the enemy there, a Bear restore
+        or Blessing for the ally there, a pick-up of the Runestones there, else a Move or Disengage there with its
+        measured length (rules/valknut/tryable.py)."""
+        return at_point(Table.of(state, positions), unit, at)
 
     def _activation_actions(self, table: Table) -> list[Action]:
         state = table.state

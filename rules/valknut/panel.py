@@ -58,7 +58,7 @@ def unit_words(table: Table, unit: UnitState) -> str:
         else:
             bits.append(f"returns on {unit.redeploy_target}+ at the beginning of the next turn")
         if unit.penalty_due:
-            bits.append("reinforcements depleted: a penalty when it returns")
+            bits.append("reinforcements depleted: choose a penalty before it returns")
     elif not unit.on_table:
         bits.append("not deployed yet")
     else:
@@ -131,8 +131,8 @@ def to_do(table: Table) -> tuple[str, ...]:
     if state.phase == "deploy":
         placer = deployer(state)
         waiting = [u for u in state.units if u.owner == placer and not u.on_table]
-        return (f"{placer} places a unit wholly within its Drop Zone (section {state.drop_zone(str(placer))}): "
-                f"{_names(state, waiting)}",)
+        return (f"{placer} puts a unit down wholly within its Drop Zone (section {state.drop_zone(str(placer))}); "
+                f"the camera deploys it where it stands: {_names(state, waiting)}",)
     if state.phase == "turn_start":
         lines: list[str] = []
         stepping = [u for u in state.units if not u.stepped]
@@ -140,7 +140,8 @@ def to_do(table: Table) -> tuple[str, ...]:
             lines.append(f"Units to take a Step down a Path: {_names(state, stepping)}")
         ready = [u for u in state.units if u.ready]
         if ready:
-            lines.append(f"Units to redeploy wholly within their Drop Zone: {_names(state, ready)}")
+            lines.append(f"Units to put back wholly within their Drop Zone (the camera redeploys them where they "
+                         f"stand): {_names(state, ready)}")
         return tuple(lines)
     if state.phase == "activations":
         if state.active_unit is not None:

@@ -51,6 +51,7 @@ or tray, is rolled again before it is read; only the faces read count, so they a
 from __future__ import annotations
 
 import copy
+import json
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -1017,6 +1018,10 @@ class Valyr(Game):
             return f"{name_of(u)} uses {p['name']}{on}"
         if kind == "end_turn" and not p:
             return f"end {name_of(u)}'s turn" if u is not None else "end the turn"
+        to, length = p.get("to"), p.get("length_in", 0.0)
+        if (kind == "move" and u is not None and set(p) <= {"to", "length_in"} and isinstance(to, list) and len(to) == 2
+                and all(isinstance(v, int | float) and not isinstance(v, bool) for v in (*to, length))):
+            return f"move {name_of(u)} to ({to[0]:.2f}, {to[1]:.2f})" + (f', {length:.2f}"' if "length_in" in p else "")
         if kind == "start_round" and not p:
             return "start a new round"
         if kind == "concede" and set(p) <= {"player"}:
@@ -1067,6 +1072,17 @@ class Valyr(Game):
                         out.append(Action("ability", unit.tag, params2))
         out.append(Action("concede", None, {"player": state.to_play}))
         return out
+
+    def tryable_actions(self, state: ValyrState, positions: Positions) -> list[Action]:
+        """The legal actions first, then what the acting units may try and the rules may refuse: an attack on every
+        opposing unit on the table, each Active ability on every unit, ending a turn (`tryable` and `at_point` below)."""
+        return tryable(state, positions, self.legal_actions(state, positions))
+
+    def actions_at(self, state: ValyrState, positions: Positions, unit: UnitId | None,
+                   at: tuple[Inches, Inches]) -> list[Action]:
+        """For the selected unit: a move to the clicked point with its measured length, or an attack on the unit
+        whose base is under it and each Active ability aimed at that unit, legal or not (`tryable` and `at_point` below)."""
+        return at_point(state, positions, unit, at)
 
     # ------------------------------------------------------------------------------------------ overlays
 
@@ -1192,3 +1208,102 @@ class Valyr(Game):
             return self._answer(kind, verdicts, {"overlays": [o.to_json() for o in self.overlays(state, positions,
                                                                                                    a.tag)]})
         raise ScenarioError(f'A Valyr "question" kind must be "army" or "range"; got {kind!r}.')
+
+# -------------------------------------------------------------------------------- what may be tried
+# What the players may try now in Valyr (`Game.tryable_actions`) and what could be declared at a table point they
+# click (`actions_at`), refused ones included: the page offers them, and the ruling says why one is refused.
+#
+# Nothing here is ruled: `Valyr.apply` rules each action. The lists are complete, never sampled, and bounded by the
+# armies: for each undefeated unit on the table of the player whose turn it is (only the unit taking its turn, once
+# one is), ending its turn, an attack on every opposing unit on the table (out of range, out of sight, too close,
+# or an exhausted unit's: the ruling says which), and each Active ability on every unit on the table (an ability
+# Tablesight has no hook for, once, with no target). Moves are the camera's, or `at_point`'s: a move to the clicked
+# point with its measured length from the unit's base centre, an attack on the unit whose base is under the point,
+# and each Active ability aimed at it.
+
+
+UNDER_POINT_IN = 0.1
+"""A click this far outside a base's edge (inches) still points at that unit."""
+
+
+def _actors(state: ValyrState, positions: Positions) -> list[ValyrUnit]:
+    """The units that may be asked to act: the unit taking its turn, else every undefeated unit on the table of
+    the player whose turn it is (exhausted ones too: the ruling says they cannot)."""
+    if state.over or state.to_play is None:
+        return []
+    if state.active is not None:
+        u = state.unit(state.active)
+        return [u] if u is not None and not u.defeated and u.tag in positions else []
+    return [u for u in state.army(state.to_play) if not u.defeated and u.tag in positions]
+
+
+def _abilities_on(unit: ValyrUnit, targets: list[ValyrUnit]) -> list[Action]:
+    """Each Active ability of `unit` on each target (one without a hook once, with no target)."""
+    out: list[Action] = []
+    for ab in unit.card.abilities:
+        if not ab.active:
+            continue
+        hook = HOOKS.get(ab.hook or "")
+        if hook is None or hook.use is None:
+            out.append(Action("ability", unit.tag, {"name": ab.name}))
+        else:
+            out += [Action("ability", unit.tag, {"name": ab.name, "target": t.tag}) for t in targets]
+    return out
+
+
+def tryable(state: ValyrState, positions: Positions, legal: list[Action]) -> list[Action]:
+    """The legal actions first, then every action the acting units may try (see the module docstring), each once."""
+    on_table = [u for u in state.units if not u.defeated and u.tag in positions]
+    more: list[Action] = []
+    for u in _actors(state, positions):
+        more.append(Action("end_turn", u.tag))
+        more += [Action("attack", u.tag, {"target": t.tag}) for t in on_table if t.owner != u.owner]
+        more += _abilities_on(u, on_table)
+    return once(legal + more)
+
+
+def unit_under(state: ValyrState, positions: Positions, x: float, y: float) -> ValyrUnit | None:
+    """The undefeated unit whose base is under the table point (x, y), the nearest centre if bases touch."""
+    best: tuple[float, ValyrUnit] | None = None
+    for u in state.units:
+        p = positions.get(u.tag)
+        if u.defeated or p is None:
+            continue
+        d = math.hypot(p.x - x, p.y - y)
+        if d <= u.radius + UNDER_POINT_IN and (best is None or d < best[0]):
+            best = (d, u)
+    return None if best is None else best[1]
+
+
+def at_point(state: ValyrState, positions: Positions, unit: UnitId | None, at: tuple[float, float]) -> list[Action]:
+    """For the selected `unit`: a move to the point with its measured length, or, when a base is under the point,
+    an attack on that unit (an opposing one) and each Active ability aimed at it. Valyr has no action of no unit
+    at a point (None: nothing)."""
+    x, y = float(at[0]), float(at[1])
+    if unit is None or state.over or not (math.isfinite(x) and math.isfinite(y)):
+        return []
+    u = state.unit(unit)
+    start = positions.get(unit)
+    if u is None or u.defeated or start is None:
+        return []
+    there = unit_under(state, positions, x, y)
+    if there is None:
+        length = math.hypot(x - start.x, y - start.y)
+        return [Action("move", unit, {"to": [round(x, 3), round(y, 3)], "length_in": round(length, 3)})]
+    out: list[Action] = []
+    if there.owner != u.owner:
+        out.append(Action("attack", unit, {"target": there.tag}))
+    out += [a for a in _abilities_on(u, [there]) if "target" in a.params]
+    return out
+
+
+def once(actions: list[Action]) -> list[Action]:
+    """Each action once, in the order first given."""
+    seen: set[str] = set()
+    out = []
+    for a in actions:
+        key = json.dumps(a.to_json(), sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(a)
+    return out

@@ -134,7 +134,8 @@ def _headline_and_to_do(state: ValyrState) -> tuple[str, list[str]]:
 def valyr_panel(state: ValyrState, positions: Positions) -> Panel:
     """The panel for `state` (see the module docstring)."""
     head, todo = _headline_and_to_do(state)
-    winner = f"{state.winner} wins: every other player is defeated or has conceded" if state.winner else None
+    winner = (f"{state.winner[:1].upper()}{state.winner[1:]} wins: every other player is defeated or has conceded"
+              if state.winner else None)
     return Panel(head, tuple(todo), tuple(_unit_line(state, u, positions) for u in state.units),
                  tuple(_side_score(state, p) for p in state.players), VICTORY, winner, state.over)
 

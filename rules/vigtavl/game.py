@@ -56,6 +56,12 @@ Named options where the seed is silent or contradicts itself (ours, not the auth
   the illegal verdict says why the action fails.
 - "winds": the seed's Prevailing Winds Token is flipped at setup, not rolled in play: the players give the side it
   showed as the setup's "winds" (`example()` flips it with its own generator).
+- "camera": a knight aboard a freighter that the camera sees put down on land (or a mountain) is unloaded there; a
+  knight put on a hex where its owner's freighter floats boards it (the first with room, by tag); a passenger seen
+  at sea rides its freighter. Artillery is towed only when declared (the knight's move with "tow").
+- "table fixes": every ruling that leaves the table showing something else, or adds or removes a piece, ends with
+  what the players do, the hex named (rules/vigtavl/table_fix.py): "Put Cavalry 15 back on [-1, 0].", "The
+  prisoner goes to [2, -2]: ...", "Take Caravel 16 off the table to red's ship graveyard.".
 - "retaliation": the players who lost a battle or a development to the active player's unit retaliate
   when that unit finishes (both actions used, "finish", another unit activated, or the turn ended), in
   seat order: each gets 1 silver (lost afterwards) and may activate one unit; "end_retaliation" passes.
@@ -72,7 +78,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from rules.dice import ROLLS_KEY, DiceCup, takes_dice
+from rules.dice import ROLLS_KEY, DiceCup, RollPending, takes_dice
 from rules.engine import (
     Action,
     ActionError,
@@ -195,11 +201,9 @@ def _ok(rule: str, message: str, unit: int | None = None, **numbers: Json) -> Ve
 
 
 def _fixed(v: Verdict, *fixes: str) -> Verdict:
-    """`v` with the table fix said (rules/vigtavl/table_fix.py): after its message, and in its numbers as "fix"."""
+    """`v` with the table fix said after its message (rules/vigtavl/table_fix.py)."""
     said = " ".join(f for f in fixes if f)
-    if not said:
-        return v
-    return replace(v, message=f"{v.message} {said}", numbers={**v.numbers, fix.FIX: said})
+    return replace(v, message=f"{v.message} {said}") if said else v
 
 
 Handler = Callable[[VigtavlState, Action, DiceCup], tuple[VigtavlState, list[Verdict]]]
@@ -515,7 +519,8 @@ def _move(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlSta
     _need_phase(state, ("build", "battle"), "Moving")
     p = _actor(state, action)
     if p.kind == "artillery":
-        raise Illegal("artillery.move", "Artillery is moved by a knight: move the knight with params tow.")
+        raise Illegal("artillery.move", "Artillery is moved by a knight on its hex: declare the knight's tow "
+                      "(tow artillery) before moving them.")
     start = state.where(p)
     assert start is not None
     to = _param_hex(action, "to", state)
@@ -570,6 +575,15 @@ def _move(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlSta
         state, more = _battle_by_move(state, p, start, path, to, action, cup)
         out += more
     return state, out
+
+
+def _tow(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
+    """A knight's move towing its owner's artillery from its hex (params "to", "artillery"): the move with "tow",
+    declared by the players (the camera sees two pieces moved, not which one towed the other)."""
+    if "artillery" not in action.params:
+        raise ActionError('The tow action needs "artillery": the tag id of the artillery the knight tows.')
+    rest = {k: v for k, v in action.params.items() if k != "artillery"}
+    return _move(state, Action("move", action.unit, {**rest, "tow": action.params["artillery"]}), cup)
 
 
 def _ship_path(state: VigtavlState, p: Piece, action: Action, start: Hex, to: Hex, budget: int) -> tuple[Hex, ...]:
@@ -658,7 +672,7 @@ def _battle_by_move(
         state = state.with_piece(back)
         out.append(_fixed(_info("results.retreat", f"The defender wins: {p.kind} {p.id} retreats to {_name(start)}, "
                                 "where its move began.", p.id, back_to=_hx(start)),
-                          fix.put_back(state, back, ", where its move began")))
+                          fix.put_back(state, back)))
         return state, out
     stays = not enemy_units_at(state, to, p.owner) and not held_by_other(state, to, p.owner) and state.occupancy(to) <= OCCUPANCY_LIMIT
     if stays:
@@ -1123,6 +1137,7 @@ HANDLERS: dict[str, Handler] = {
     "activate": _activate_action,
     "move": _move,
     "unload": _move,
+    "tow": _tow,
     "load": _load,
     "attack": _attack,
     "fire_artillery": _fire_artillery,
@@ -1135,6 +1150,33 @@ HANDLERS: dict[str, Handler] = {
     "end_turn": _end_turn_action,
     "end_retaliation": _end_retaliation_action,
 }
+
+
+def _handle(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
+    """The action's handler run on `state` after the checks every action shares (the game not over, nothing
+    refused during a retaliation); raises Illegal, or ActionError for an action Vigtavl does not have."""
+    handler = HANDLERS.get(action.kind)
+    if handler is None:
+        raise ActionError(f"Vigtavl has no action {action.kind!r}; use one of {', '.join(HANDLERS)}.")
+    if state.phase == "over":
+        raise Illegal("phases", "The game is over (after round 6).")
+    if state.now.retaliating is not None and action.kind in RETALIATION_REFUSED:
+        raise Illegal("retaliation.build", f"{state.now.retaliating} is retaliating: no {action.kind} during retaliation.")
+    return handler(state, action, cup)
+
+
+def refused(state: VigtavlState, action: Action) -> bool | None:
+    """Whether the rules refuse `action` now (ruled with no dice: one it needs only waits, which is no refusal);
+    None when the rules cannot read it (a RulesInputError). Cheaper than `apply`: no overlays, nothing settled."""
+    try:
+        _handle(state, action, DiceCup.for_action(action.params, None))
+    except Illegal:
+        return True
+    except RollPending:
+        return False
+    except RulesInputError:
+        return None
+    return False
 
 
 # ---------------------------------------------------------------------------------------------- after an action
@@ -1238,6 +1280,7 @@ class Vigtavl(Game):
     board = "hex"
     kind_titles = {"fire_artillery": "Fire artillery", "breach": "Breach a wall", "move_wall": "Move a wall",
                    "discharge": "Discharge and recruit", "load": "Load a freighter", "unload": "Unload a freighter",
+                   "tow": "Tow artillery",
                    "place": "Place a ship", "seize": "Seize", "build": "Build", "attack": "Attack",
                    "finish": "Finish the unit's activation", "end_retaliation": "End the retaliation",
                    "end_turn": "End the turn"}
@@ -1293,15 +1336,8 @@ class Vigtavl(Game):
     def apply(self, state: VigtavlState, positions: Positions, action: Action, cup: DiceCup) -> Result:
         """Rule on one action; its dice come from `cup` (the players' "rolls", else "roll for us", else the Result
         waits: rules/dice.py), in the order rules/vigtavl/combat.py's docstring gives."""
-        handler = HANDLERS.get(action.kind)
-        if handler is None:
-            raise ActionError(f"Vigtavl has no action {action.kind!r}; use one of {', '.join(HANDLERS)}.")
         try:
-            if state.phase == "over":
-                raise Illegal("phases", "The game is over (after round 6).")
-            if state.now.retaliating is not None and action.kind in RETALIATION_REFUSED:
-                raise Illegal("retaliation.build", f"{state.now.retaliating} is retaliating: no {action.kind} during retaliation.")
-            new, verdicts = handler(state, action, cup)
+            new, verdicts = _handle(state, action, cup)
         except Illegal as bad:
             del cup.given[len(cup.given) - cup.left:]  # an action ruled illegal takes no more dice: faces given are moot
             verdict = Verdict(f"vigtavl.{bad.rule}", Outcome.ILLEGAL, bad.message, action.unit, bad.numbers)
@@ -1403,6 +1439,8 @@ class Vigtavl(Game):
             return f"discharge {who} and recruit a new one on {to}"
         if kind == "load" and u is not None and isinstance(freighter, int) and keys == {"freighter"}:
             return f"load {who} onto {name_of(freighter)}"
+        if kind == "tow" and u is not None and (to := hex_words(p.get("to"))) and keys == {"to", "artillery"}:
+            return f"move {who} to {to}, towing {name_of(p['artillery'])}"
         if kind in ("move", "unload") and u is not None and (to := hex_words(p.get("to"))) and keys <= {"to", "tow"}:
             tow = p.get("tow")
             towing = f", towing {name_of(tow)}" if isinstance(tow, int) and not isinstance(tow, bool) else ""
@@ -1419,15 +1457,7 @@ class Vigtavl(Game):
 
     def legal_actions(self, state: VigtavlState, positions: Positions) -> list[Action]:
 
-        out = []
-        for act in candidates(state):
-            try:
-                res = self.apply(state, positions, act, None)  # no dice: a roll it needs only waits
-            except RulesInputError:
-                continue
-            if res.legal:
-                out.append(act)
-        return out
+        return [act for act in candidates(state) if refused(state, act) is False]
 
     def tryable_actions(self, state: VigtavlState, positions: Positions) -> list[Action]:
         """Every action the acting player may try now, refused ones included (rules/vigtavl/tryable.py: attacks on
@@ -1446,17 +1476,10 @@ class Vigtavl(Game):
         return self._legal_first(state, positions, at_point(state, unit, at))
 
     def _legal_first(self, state: VigtavlState, positions: Positions, actions: list[Action]) -> list[Action]:
-        """The actions the rules take (each ruled with no dice: a roll it needs only waits), the legal ones first, in
-        their order; one the rules cannot read at all (a RulesInputError) is left out."""
-        legal: list[Action] = []
-        refused: list[Action] = []
-        for act in actions:
-            try:
-                res = self.apply(state, positions, act, None)
-            except RulesInputError:
-                continue
-            (legal if res.legal else refused).append(act)
-        return legal + refused
+        """The actions the rules take, the legal ones first, each group in its order; one the rules cannot read at all
+        (a RulesInputError) is left out."""
+        ruled = [(act, refused(state, act)) for act in actions]
+        return [a for a, no in ruled if no is False] + [a for a, no in ruled if no is True]
 
     def is_over(self, state: VigtavlState) -> bool:
         """After round 6 (3 phases of 2 rounds)."""

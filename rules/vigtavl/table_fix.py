@@ -4,7 +4,7 @@ The state is authoritative (game.py); when a ruling leaves a piece somewhere the
 or removes one, its verdict says what to do with the piece, in the rule book's words: "the attacker must retreat
 ... back to where they began their movement" (Retreat), "Place the piece on the victor's nearest developed hex"
 (Land Victory), "Remove it from the board" into the victor's ship graveyard (Sea Victory). Each sentence is a
-whole sentence ending in a full stop, to be added to the verdict's message (and kept in its numbers as "fix").
+whole sentence ending in a full stop, said after the verdict's message.
 """
 
 from __future__ import annotations
@@ -12,9 +12,6 @@ from __future__ import annotations
 from rules.engine import listed
 from rules.hexgrid import Edge, Hex
 from rules.vigtavl.state import Piece, VigtavlState, title
-
-FIX = "fix"
-"""The key of a verdict's numbers that holds its table fix (the same sentence as ends its message)."""
 
 
 def hex_name(h: Hex) -> str:

@@ -14,7 +14,8 @@ rule each action answers to, never sampled:
 - builds of every kind, paid for or not, on every hex its placement rule allows ("on or beside a hex occupied by
   one of your units or developed by you" for a development; on or beside a developed hex for a knight or
   artillery, aboard a freighter beside one; the sea beside a coastal development for a ship), walls on every
-  free edge of the player's hexes; discharge and recruit of each knight on each of the player's developed hexes;
+  free edge of the player's land hexes (held or developed); discharge of each knight with its recruit on the
+  player's nearest developed hex;
 - placement: one ship of each kind the player has still to place on every sea hex it may take.
 Anywhere else (a build on any hex, a move, any ship placed anywhere) is `at_point`'s: the actions at the hex the
 players click, for the selected unit or for none.
@@ -127,8 +128,9 @@ def _unit_actions(state: VigtavlState, p: Piece) -> list[Action]:
         if p.aboard is None:
             out += [Action("breach", p.id, {"edge": _edge(e)}) for e in edges_of(h)
                     if (w := state.wall_on(e)) is not None and w.owner != p.owner]
-    if is_knight(p.kind):
-        out += [Action("discharge", p.id, {"to": _hx(d.hex)}) for d in state.developments if d.owner == p.owner]
+    devs = sorted((distance(d.hex, h), d.hex) for d in state.developments if d.owner == p.owner)
+    if is_knight(p.kind) and devs:
+        out.append(Action("discharge", p.id, {"to": _hx(devs[0][1])}))
     return out
 
 
@@ -149,7 +151,7 @@ def _builds(state: VigtavlState, player: str) -> list[Action]:
     ferries = [f for f in state.pieces if f.kind == "freighter" and f.owner == player and f.in_play
                and (fh := state.where(f)) is not None and any(distance(fh, d) == 1 for d in mine)]
     out += [Action("build", None, {"kind": kind, "aboard": f.id}) for kind in KNIGHTS for f in ferries]
-    edges = sorted({e for h in held + mine for e in edges_of(h) if may_wall(state, player, e) is None},
+    edges = sorted({e for h in held + mine if g.kind(h) == "land" for e in edges_of(h) if may_wall(state, player, e) is None},
                    key=lambda e: (e.hex, e.dir))
     out += [Action("build", None, {"kind": "wall", "edge": _edge(e)}) for e in edges]
     return out
@@ -246,7 +248,7 @@ def at_point(state: VigtavlState, unit: int | None, at: tuple[float, float]) -> 
         for k in state.units_at(ph):
             if is_knight(k.kind) and k.owner == p.owner:
                 if h != ph:
-                    out.append(Action("move", k.id, {"to": _hx(h), "tow": p.id}))
+                    out.append(Action("tow", k.id, {"to": _hx(h), "artillery": p.id}))
                 out += [Action("fire_artillery", k.id, {"artillery": p.id, "target": t.id}) for t in foes]
         return _once(out)
     if p.kind not in COMBAT_UNITS:
@@ -257,7 +259,7 @@ def at_point(state: VigtavlState, unit: int | None, at: tuple[float, float]) -> 
     elif h != ph:
         out.append(Action("move", p.id, {"to": _hx(h)}))
         if is_knight(p.kind):
-            out += [Action("move", p.id, {"to": _hx(h), "tow": a.id}) for a in state.units_at(ph)
+            out += [Action("tow", p.id, {"to": _hx(h), "artillery": a.id}) for a in state.units_at(ph)
                     if a.kind == "artillery" and a.owner == p.owner]
             out += [Action("load", p.id, {"freighter": f.id}) for f in state.units_at(h)
                     if f.kind == "freighter" and f.owner == p.owner]

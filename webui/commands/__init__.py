@@ -13,4 +13,5 @@ COMMANDS = (
     "mat",
     "map",
     "bench",
+    "dice",
 )

@@ -3,6 +3,8 @@ and the actions the camera cannot see (setup, paths, attacks, ending an activati
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -23,8 +25,9 @@ from webui.streaming import mjpeg_response, websocket_feed
 
 router = APIRouter()
 
-MAX_ACTIONS = 60
-"""At most this many declarable actions are listed at once (filter by unit to see the rest)."""
+MAX_ACTIONS = 240
+"""At most this many declarable actions are listed at once (every one a game offers to try, refused ones included:
+Vigtavl's builds after a few rounds reach ~210; filter by unit, or click a place on the board, to see fewer)."""
 
 
 def _not_bool(value: Any) -> Any:
@@ -190,9 +193,30 @@ def _ruled(runtime: Any) -> tuple[PipelineLike | None, Game | None, Any, Roster 
     return pipe, pipe.game if pipe is not None else None, pipe.state if pipe is not None else None, roster
 
 
+def _key(action: Action) -> str:
+    """An action as one comparable string (its JSON, keys sorted)."""
+    return json.dumps(action.to_json(), sort_keys=True, default=str)
+
+
+def _table_point(at: str | None) -> tuple[float, float] | None:
+    """"x,y" (inches) -> (x, y); None when not given; a sentence for anything else."""
+    if at is None or at == "":
+        return None
+    try:
+        x, y = (float(v) for v in at.split(","))
+    except ValueError:
+        raise ActionError(f'"at" must be a table point in inches written x,y (e.g. 12.5,8); got {at!r}.') from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise ActionError(f'"at" must be a point on the table in inches; got {at!r}.')
+    return (x, y)
+
+
 @router.get("/api/live/actions")
-def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]:
-    """The actions the players may declare now (not the camera's moves), grouped by kind, with labels."""
+def live_actions(runtime: RuntimeDep, unit: int | None = None, at: str | None = None) -> dict[str, Any]:
+    """The actions the players may try now (not the camera's moves), refused ones included (`Game.tryable_actions`:
+    the ruling says why), grouped by kind, with labels. `at`: "x,y", a table point in inches the players clicked:
+    the actions that could be declared there instead (`Game.actions_at`), for `unit` or for no unit."""
+    point = _table_point(at)
     pipe, game, state, roster = _ruled(runtime)
     if game is None or state is None:
         why = ("the table is not calibrated yet; calibrate it first" if pipe is None or not pipe.calibrated
@@ -202,11 +226,16 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]
     assert pipe is not None
     positions = dict(pipe.positions)
     try:
-        every = game.legal_actions(state, positions)
+        every = game.tryable_actions(state, positions) if point is None else game.actions_at(state, positions, unit,
+                                                                                               point)
     except RulesInputError as err:
         return {"game": game.name, "status": None, "groups": [], "count": 0, "total": 0, "capped": False,
                 "message": str(err)}
-    status = game_status(game, state, every, roster)
+    try:
+        legal = {_key(a) for a in game.legal_actions(state, positions)} if point is None or every else set()
+    except RulesInputError:
+        legal = set()
+    status = game_status(game, state, [a for a in every if _key(a) in legal], roster)
     offered = [a for a in every if a.kind not in game.camera_kinds and (unit is None or a.unit in (None, unit))]
     shown = offered[:MAX_ACTIONS]
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -215,8 +244,10 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]
             else None
         if owner is None and a.unit is None and "player" not in a.params:
             owner = status["player"]  # an action of no unit's is the player's to act
-        groups.setdefault(a.kind, []).append({"label": action_label(game, a, owner, roster, state), "action": a.to_json()})
-    message = "" if offered else ("The game is over." if status["phase"] == "over" else
+        groups.setdefault(a.kind, []).append({"label": action_label(game, a, owner, roster, state), "action": a.to_json(),
+                                              "legal": _key(a) in legal})
+    message = "" if offered else ("The game is over." if status["phase"] == "over" or game.is_over(state) else
+                                  "Nothing to declare there." if point is not None else
                                   "Nothing to declare now: the camera's moves are next.")
     if len(offered) > len(shown):
         message = f"Showing {len(shown)} of {len(offered)} actions" + (
@@ -229,6 +260,7 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]
                    for k, v in groups.items()],
         "count": len(shown),
         "total": len(offered),
+        "legal": sum(1 for a in offered if _key(a) in legal),
         "capped": len(offered) > len(shown),
         "message": message,
     }
@@ -236,7 +268,9 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None) -> dict[str, Any]
 
 @router.post("/api/live/declare", response_model=None)
 async def live_declare(request: Request, runtime: RuntimeDep) -> dict[str, Any] | JSONResponse:
-    """Rule a declared action {"action": {"kind", "unit", "params"}}; the verdicts also go to the event log."""
+    """Rule a declared action {"action": {"kind", "unit", "params"}} at once, never waiting for a frame, against the
+    last measured positions ("positions_age_s": how old they are, seconds); the verdicts also go to the event log.
+    An action that needs dice nobody gave answers "waiting" and becomes the pending roll (/api/live/dice)."""
     body = await json_body(request, "The declaration")
     if not isinstance(body, dict) or "action" not in body:
         raise ActionError("A declaration names one action (its kind, its unit and its details); pick one of the "
@@ -248,7 +282,9 @@ async def live_declare(request: Request, runtime: RuntimeDep) -> dict[str, Any] 
         return JSONResponse({"detail": str(err)}, status_code=503)
     outs = [v.get("outcome") for v in verdicts]
     outcome = ("illegal" if "illegal" in outs else "too close to call" if "too close to call" in outs
-               else "legal")
+               else "waiting" if "waiting" in outs else "legal")
     _pipe, game, state, roster = _ruled(runtime)
     status = game_status(game, state, [], roster) if game is not None and state is not None else None
-    return {"action": action.to_json(), "outcome": outcome, "verdicts": verdicts, "status": status}
+    age = next((v["positions_age_s"] for v in verdicts if "positions_age_s" in v), runtime.live.positions_age_s())
+    return {"action": action.to_json(), "outcome": outcome, "verdicts": verdicts, "status": status,
+            "positions_age_s": age, "dice": runtime.live.dice_state()}

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.errors import InputError
 from rules.engine import RulesInputError, find_game
+from rules.terrain import terrain_to_json
 from session.ask import ask_about
 from session.report_jobs import ReportJobs
 from session.session_list import listed_sessions
@@ -60,6 +61,35 @@ def sessions(runtime: RuntimeDep) -> dict[str, Any]:
 def replay_info(name: str, runtime: RuntimeDep) -> dict[str, Any]:
     loop, setup = runtime.replay(name)
     return {"name": name, "game": setup.game, **loop.status().to_json(), "timeline": runtime.timeline(name).snapshot()}
+
+
+@router.get("/api/replay/{name}/terrain")
+def replay_terrain(name: str, runtime: RuntimeDep) -> dict[str, Any]:
+    """The terrain session `name` is replayed on: its own (the recording's terrain file, or an edit of it recorded
+    before the frame shown), never the live table's."""
+    loop, setup = runtime.replay(name)
+    pipe = loop.pipeline
+    ruled = getattr(getattr(pipe, "inner", pipe), "terrain", None)  # an edited session's stage (session/setup_edits)
+    if isinstance(ruled, tuple):
+        return terrain_to_json(ruled)
+    with setup.lock:
+        return setup.terrain_json()
+
+
+@router.get("/api/replay/{name}/setup")
+def replay_setup(name: str, runtime: RuntimeDep) -> dict[str, Any]:
+    """Session `name`'s own setup as `/api/setup` says the live table's: its game, board (inches) and roster (the
+    units' names), and terrain."""
+    _loop, setup = runtime.replay(name)
+    with setup.lock:
+        cal = setup.calibration
+        return {
+            "game": setup.game,
+            "calibrated": cal is not None,
+            "board": {"w": cal.board_in[0], "d": cal.board_in[1]} if cal is not None else None,
+            "roster": setup.roster.to_json() if setup.roster is not None else None,
+            "terrain": setup.terrain_json(),
+        }
 
 
 WAIT_STEP_S = 0.25

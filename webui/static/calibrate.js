@@ -235,3 +235,103 @@ mountsSave.addEventListener("click", async () => {
     mountsResult.className = "ok";
   } catch (err) { mountsResult.textContent = err.message; mountsResult.className = "bad"; }
 });
+
+// Step 4, the dice tray: its corners clicked on the camera's newest picture, saved beside the calibration
+// (PUT /api/live/dice/tray); while a roll is waiting the camera reads the dice inside it.
+const trayShot = document.getElementById("tray-shot");
+const trayMsg = document.getElementById("tray-msg");
+const trayUndo = document.getElementById("tray-undo");
+const traySave = document.getElementById("tray-save");
+const trayClear = document.getElementById("tray-clear");
+let trayPicture = null, trayCorners = [], traySaved = null;
+
+function trayNote(text, kind) { trayMsg.textContent = text; trayMsg.className = kind || "muted"; }
+
+function drawTray() {
+  const ctx = trayShot.getContext("2d");
+  if (trayPicture && (trayShot.width !== trayPicture.width || trayShot.height !== trayPicture.height)) {
+    trayShot.width = trayPicture.width; trayShot.height = trayPicture.height;
+  }
+  ctx.fillStyle = "#2b3036";
+  ctx.fillRect(0, 0, trayShot.width, trayShot.height);
+  if (trayPicture) ctx.drawImage(trayPicture, 0, 0);
+  const k = Math.max(1, trayShot.width / 1280);
+  const outline = (pts, colour, closed, dash) => {
+    if (!pts.length) return;
+    ctx.beginPath();
+    pts.forEach((p, i) => (i ? ctx.lineTo(p[0], p[1]) : ctx.moveTo(p[0], p[1])));
+    if (closed) ctx.closePath();
+    ctx.setLineDash(dash ? [10 * k, 6 * k] : []);
+    ctx.lineWidth = 3 * k; ctx.strokeStyle = colour; ctx.stroke();
+    ctx.setLineDash([]);
+  };
+  if (traySaved) {
+    outline(traySaved, "#2ecc71", true, true);
+    ctx.font = `700 ${Math.round(18 * k)}px system-ui`; ctx.fillStyle = "#2ecc71";
+    ctx.fillText("dice tray (saved)", traySaved[0][0] + 6 * k, traySaved[0][1] - 8 * k);
+  }
+  outline(trayCorners, "#00e5ff", trayCorners.length >= 3, false);
+  trayCorners.forEach((p, i) => {
+    ctx.beginPath(); ctx.arc(p[0], p[1], 6 * k, 0, 2 * Math.PI); ctx.fillStyle = "#00e5ff"; ctx.fill();
+    ctx.font = `700 ${Math.round(16 * k)}px system-ui`; ctx.fillText(String(i + 1), p[0] + 8 * k, p[1] - 8 * k);
+  });
+  trayShot.dataset.corners = String(trayCorners.length);
+  trayShot.dataset.saved = String(traySaved ? traySaved.length : 0);
+  trayUndo.disabled = !trayCorners.length;
+  traySave.disabled = trayCorners.length < 3;
+  trayClear.disabled = !traySaved;
+}
+
+async function loadTrayPicture() {
+  try {
+    const res = await fetch(`/api/live/frame.jpg?t=${Date.now()}`, { headers: { "X-Tablesight": "1" } });
+    if (!res.ok) throw new Error("No camera picture yet: start the camera (or the recording), then try again.");
+    if (trayPicture) trayPicture.close();
+    trayPicture = await createImageBitmap(await res.blob());
+    drawTray();
+    trayNote(trayCorners.length ? "" : "Click the tray's first corner on the picture.");
+  } catch (err) { trayNote(err.message, "bad"); }
+}
+
+trayShot.addEventListener("click", (ev) => {
+  if (!trayPicture) { trayNote("Press Show the camera first: the corners are clicked on its picture.", "bad"); return; }
+  const r = trayShot.getBoundingClientRect();
+  const x = Math.round(((ev.clientX - r.left) * trayShot.width) / r.width);
+  const y = Math.round(((ev.clientY - r.top) * trayShot.height) / r.height);
+  trayCorners.push([x, y]);
+  drawTray();
+  const n = trayCorners.length;
+  trayNote(n < 3 ? `${n} corner${n === 1 ? "" : "s"}: click ${3 - n} more at least.` : `${n} corners: click another, or save the tray.`);
+});
+
+trayUndo.addEventListener("click", () => { trayCorners.pop(); drawTray(); trayNote(""); });
+
+traySave.addEventListener("click", async () => {
+  try {
+    const r = await sendJson("/api/live/dice/tray", "PUT", { polygon_px: trayCorners });
+    traySaved = (r.tray && r.tray.polygon_px) || r.polygon_px || trayCorners;
+    trayCorners = [];
+    drawTray();
+    trayNote(`Saved the dice tray (${traySaved.length} corners): the camera reads the dice in it while a roll is waiting.`, "ok");
+  } catch (err) { trayNote(err.message, "bad"); }
+});
+
+trayClear.addEventListener("click", async () => {
+  try {
+    await sendJson("/api/live/dice/tray", "PUT", { polygon_px: null });
+    traySaved = null;
+    drawTray();
+    trayNote("The dice tray is forgotten: type the faces on the live page, or use the phone as a dice camera.", "ok");
+  } catch (err) { trayNote(err.message, "bad"); }
+});
+
+document.getElementById("tray-picture").addEventListener("click", loadTrayPicture);
+
+(async () => {
+  try {
+    const d = await sendJson("/api/live/dice", "GET");
+    traySaved = d.tray && d.tray.polygon_px ? d.tray.polygon_px : null;
+    if (traySaved) { await loadTrayPicture(); trayNote(`A dice tray of ${traySaved.length} corners is saved; click new corners to replace it.`); }
+  } catch (err) { /* no dice on this server: the card stays as it is */ }
+  drawTray();
+})();

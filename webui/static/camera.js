@@ -3,7 +3,8 @@
 // (nothing queues on the phone), and the server measures only the newest it has. The server answers each frame
 // it measured with the anchors it found there, drawn over the preview. The screen is kept awake while streaming;
 // the page says when it was in the background. Shots of a chessboard or ChArUco board measure the phone's lens.
-import { SAME_ORIGIN } from "/static/feed.js";
+import { SAME_ORIGIN, api } from "/static/feed.js";
+import { counted, sentence } from "/static/words.js";
 
 const $ = (id) => document.getElementById(id);
 const video = $("preview"), outline = $("outline"), stateEl = $("cam-state"), startBtn = $("start");
@@ -231,7 +232,8 @@ function stop(message, kind) {
 }
 
 startBtn.addEventListener("click", () => (streaming ? stop() : start()));
-if (allowed) start(); // scanned, opened, streaming: one tap less (the browser still asks for the camera once)
+const diceMode = $("phone").dataset.mode === "dice";  // /camera?dice=1: the phone reads the dice, never streams
+if (allowed && !diceMode) start(); // scanned, opened, streaming: one tap less (the browser still asks for the camera once)
 
 // ---- the table, from the picture the server has now (this phone's newest frame) ----
 
@@ -298,3 +300,183 @@ $("measure-lens").addEventListener("click", async () => {
   } catch (err) { out.textContent = err.message; out.className = "bad"; }
 });
 showShots();
+
+// ---- the dice camera (/camera?dice=1): a close picture of the tray, read by the server (POST /api/live/dice/photo),
+// its dice drawn on it; an unsure die is tapped to set its face; "Use these faces" answers the roll that waits. ----
+
+function startDiceCamera() {
+  const LOW_CONFIDENCE = 0.8;  // vision/dice/die.py: a die read with less is shown for a tap
+  const READ_EVERY_MS = 1000;
+  const POLL_MS = 1000;
+  const rollEl = $("dice-cam-roll"), readBtn = $("dice-read"), auto = $("dice-auto"), sidesSel = $("dice-cam-sides");
+  const facesEl = $("dice-cam-faces"), pickEl = $("dice-cam-pick"), noteEl = $("dice-cam-note"), useBtn = $("dice-cam-use");
+  const verdictEl = $("dice-cam-verdict"), msgEl = $("dice-cam-msg");
+  let pending = null, read = null, setFaces = {}, picking = null, reading = false, sending = false, readAt = -Infinity;
+  const snap = document.createElement("canvas");
+  const sides = () => (pending ? pending.request.sides : Number(sidesSel.value));
+  const sayDice = (text, kind) => { msgEl.textContent = text || ""; msgEl.className = `dice-msg ${kind || ""}`; };
+  const facesNow = () => (read ? read.dice.map((d, i) => setFaces[i] ?? d.value) : []);
+  const unsure = () => (read ? read.dice.map((d, i) => i).filter((i) => read.dice[i].confidence < LOW_CONFIDENCE && setFaces[i] === undefined) : []);
+  window.tablesightDiceCamera = { get read() { return read; }, get pending() { return pending; }, faces: facesNow };
+
+  async function ensureCamera() {
+    if (stream) return;
+    say("Asking for the camera…");
+    stream = await openCamera();
+    video.srcObject = stream;
+    await video.play().catch(() => {});
+    say("Point the phone at the dice tray.", "ok");
+  }
+
+  function showRoll() {
+    $("dice-cam-sides-label").hidden = Boolean(pending);
+    const req = pending && pending.request;
+    rollEl.textContent = req ? `${sentence(req.sentence)}.` : "No roll is waiting. Declare an action that needs dice on the live table; this page reads the dice then.";
+    rollEl.dataset.pending = pending ? String(pending.id) : "";
+    showRead();
+  }
+
+  async function poll() {
+    try {
+      const d = await api("/api/live/dice");
+      const was = pending ? pending.id : null;
+      pending = d.pending || null;
+      if ((pending ? pending.id : null) !== was && read && !sending) { read = null; setFaces = {}; picking = null; drawRead(); }
+      showRoll();
+    } catch (err) { rollEl.textContent = err.message; }
+  }
+
+  function showRead() {
+    const faces = facesNow(), low = unsure();
+    facesEl.replaceChildren();
+    faces.forEach((f, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = `dice-chip${low.includes(i) ? " low" : ""}${picking === i ? " picked" : ""}`;
+      b.textContent = low.includes(i) ? `${f}?` : String(f);
+      b.title = "Tap to set this die's face";
+      b.addEventListener("click", () => { picking = picking === i ? null : i; showRead(); drawRead(); });
+      facesEl.append(b);
+    });
+    facesEl.dataset.faces = faces.join(",");
+    pickEl.hidden = picking === null;
+    if (picking !== null && pickEl.dataset.key !== `${picking}/${sides()}`) {
+      pickEl.replaceChildren();
+      pickEl.style.setProperty("--cols", String(sides() <= 6 ? sides() : 5));
+      for (let f = 1; f <= sides(); f++) {
+        const b = document.createElement("button");
+        b.type = "button"; b.className = "dice-face"; b.textContent = String(f); b.dataset.face = String(f);
+        b.addEventListener("click", () => { if (picking !== null) setFaces[picking] = f; picking = null; showRead(); drawRead(); });
+        pickEl.append(b);
+      }
+    }
+    pickEl.dataset.key = picking === null ? "" : `${picking}/${sides()}`;
+    const req = pending && pending.request;
+    let note = read ? (faces.length ? `Read ${counted(faces.length, "die", "dice")}: ${faces.join(" ")}.` : "No dice in the picture: hold the phone over the tray.") : "No dice read yet.";
+    if (low.length) note += ` ${low.length === 1 ? "One die is" : `${low.length} dice are`} unsure: tap ${low.length === 1 ? "it" : "each"} to set its face.`;
+    if (req && read && faces.length !== req.count) note += ` The roll takes ${counted(req.count, "die", "dice")}.`;
+    noteEl.textContent = note;
+    useBtn.disabled = sending || !req || !read || faces.length !== req.count;
+  }
+
+  // The picture that was read, with each die's box and face, over the live preview.
+  function drawRead() {
+    const ctx = outline.getContext("2d");
+    if (!read) { ctx.clearRect(0, 0, outline.width, outline.height); outline.dataset.dice = "0"; return; }
+    if (outline.width !== snap.width || outline.height !== snap.height) { outline.width = snap.width; outline.height = snap.height; }
+    ctx.drawImage(snap, 0, 0);
+    const [iw, ih] = read.size || [snap.width, snap.height];
+    const sx = snap.width / iw, sy = snap.height / ih, k = Math.max(1, snap.width / 640);
+    const low = unsure(), faces = facesNow();
+    read.dice.forEach((d, i) => {
+      const [x0, y0, x1, y1] = d.box_px;
+      ctx.lineWidth = (low.includes(i) ? 5 : 3) * k;
+      ctx.strokeStyle = low.includes(i) ? "#ffb000" : setFaces[i] !== undefined ? "#2ecc71" : "#00e5ff";
+      ctx.strokeRect(x0 * sx, y0 * sy, (x1 - x0) * sx, (y1 - y0) * sy);
+      const label = low.includes(i) ? `${faces[i]}?` : String(faces[i]);
+      const fs = Math.round(Math.max(18, Math.min(48, (y1 - y0) * sy * 0.5)));
+      ctx.font = `700 ${fs}px system-ui`;
+      const tw = ctx.measureText(label).width;
+      ctx.fillStyle = "rgba(0,0,0,.7)";
+      ctx.fillRect(x0 * sx, y0 * sy - fs - 6, tw + 10, fs + 6);
+      ctx.fillStyle = low.includes(i) ? "#ffb000" : "#fff";
+      ctx.fillText(label, x0 * sx + 5, y0 * sy - 6);
+    });
+    outline.dataset.dice = String(read.dice.length);
+  }
+
+  outline.addEventListener("click", (ev) => {
+    if (!read) return;
+    const r = outline.getBoundingClientRect();
+    const [iw, ih] = read.size || [outline.width, outline.height];
+    const x = ((ev.clientX - r.left) / r.width) * iw, y = ((ev.clientY - r.top) / r.height) * ih;
+    const i = read.dice.findIndex((d) => x >= d.box_px[0] && x <= d.box_px[2] && y >= d.box_px[1] && y <= d.box_px[3]);
+    picking = i >= 0 ? i : null;
+    showRead(); drawRead();
+  });
+
+  async function readDice() {
+    if (reading || sending) return;
+    reading = true;
+    readBtn.disabled = true;
+    readAt = performance.now();
+    try {
+      await ensureCamera();
+      const vw = video.videoWidth, vh = video.videoHeight;
+      if (!vw || !vh) throw new Error("The camera has no picture yet; wait a moment and read again.");
+      const k = Math.min(1, 1920 / Math.max(vw, vh));
+      snap.width = Math.round(vw * k); snap.height = Math.round(vh * k);
+      snap.getContext("2d").drawImage(video, 0, 0, snap.width, snap.height);
+      const blob = await new Promise((resolve) => snap.toBlob(resolve, "image/jpeg", 0.9));
+      if (!blob) throw new Error("The picture could not be taken; read again.");
+      let res;
+      try {
+        res = await fetch(`/api/live/dice/photo?sides=${sides()}`, { method: "POST", body: blob, headers: { ...SAME_ORIGIN, "Content-Type": "image/jpeg" } });
+      } catch (e) { throw new Error("The Tablesight server is not answering; is it still running?"); }
+      const data = await res.json().catch(() => ({}));
+      if (!res.ok) throw new Error(typeof data.detail === "string" ? data.detail : `The server could not read the picture (status ${res.status}); read again.`);
+      read = { dice: data.dice || [], size: data.image_size || [snap.width, snap.height] };
+      setFaces = {}; picking = null;
+      sayDice("");
+      showRead(); drawRead();
+    } catch (err) { sayDice(err.message, "bad"); }
+    reading = false;
+    readBtn.disabled = false;
+  }
+
+  useBtn.addEventListener("click", async () => {
+    if (!read || !pending) return;
+    sending = true;
+    showRead();
+    try {
+      const r = await api("/api/live/dice/roll", { faces: facesNow(), source: "phone" });
+      verdictEl.hidden = false;
+      verdictEl.replaceChildren();
+      for (const v of r.verdicts || []) {
+        const p = document.createElement("p");
+        p.className = `dice-said ${v.outcome === "illegal" ? "illegal" : v.outcome === "waiting" ? "waiting" : "legal"}`;
+        p.textContent = sentence(v.message);
+        verdictEl.append(p);
+      }
+      sayDice(r.pending ? "Taken: the next roll waits." : "Taken: the table has ruled with these faces.", "ok");
+      read = null; setFaces = {}; picking = null;
+      pending = r.pending || null;
+      drawRead();
+    } catch (err) { sayDice(err.message, "bad"); }
+    sending = false;
+    showRoll();
+  });
+
+  readBtn.addEventListener("click", readDice);
+  sidesSel.addEventListener("change", () => { read = null; drawRead(); showRead(); });
+  // every second while a roll waits, unless the player is setting a die's face
+  setInterval(() => {
+    if (auto.checked && pending && !document.hidden && picking === null && !Object.keys(setFaces).length
+        && performance.now() - readAt >= READ_EVERY_MS && stream) readDice();
+  }, 250);
+  setInterval(() => { if (!document.hidden) poll(); }, POLL_MS);
+  poll();
+  ensureCamera().catch((err) => say(err.message, "bad"));
+}
+
+if (diceMode) startDiceCamera();

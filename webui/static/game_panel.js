@@ -9,7 +9,8 @@ let refreshNow = () => {};
 
 export function refreshGamePanel() { refreshNow(); }
 
-export function startGamePanel(path) {
+// path: where the panel comes from; undoPath: where "undo" is declared (the live page's /api/live/declare), or none.
+export function startGamePanel(path, undoPath = null) {
   const card = document.getElementById("game-panel");
   if (!card) return;
   const src = path || card.dataset.path;
@@ -31,6 +32,9 @@ export function startGamePanel(path) {
     shown = key;
     const p = r.panel;
     card.hidden = !p && !r.message;
+    // the Declare card's own status line says less than the panel's headline: one of them is enough
+    const declareStatus = document.getElementById("declare-status");
+    if (declareStatus) declareStatus.hidden = Boolean(p);
     el("gp-title").textContent = r.title || "Game";
     if (!p) {
       el("gp-headline").textContent = r.message || "";
@@ -89,6 +93,23 @@ export function startGamePanel(path) {
     busy = true;
     try { render(await api(src)); } catch (err) { /* the page's banner already says when the server is down */ }
     finally { busy = false; }
+  }
+  // Undo (the live page only: a replay plays what was recorded): the game goes on from before the last declaration
+  const undoBox = el("gp-undo-box");
+  if (undoBox && undoPath) {
+    undoBox.hidden = false;
+    el("gp-undo").addEventListener("click", async () => {
+      const msg = el("gp-undo-msg");
+      try {
+        const out = await api(undoPath, { action: { kind: "undo" } });
+        const v = (out.verdicts || []).find((x) => x.rule === "tablesight.undo") || (out.verdicts || [])[0];
+        msg.textContent = v ? v.message : "";
+        msg.className = `small ${v && v.outcome === "illegal" ? "illegal" : "legal"}`;
+      } catch (err) { msg.textContent = err.message; msg.className = "small illegal"; }
+      shown = "";
+      refresh();
+      document.dispatchEvent(new CustomEvent("tablesight:undone"));
+    });
   }
   refreshNow = () => { refresh(); };
   refresh();

@@ -2,6 +2,7 @@
 import { startTableView, eventClass, named } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
 import { startRollCall } from "/static/roll_call.js";
+import { startDice } from "/static/dice.js";
 import { counted } from "/static/words.js";
 
 const REFRESH_MS = 2000;
@@ -41,12 +42,15 @@ function startRecordingNote() {
 
 export async function startLive({ wsPath }) {
   const declare = startDeclare();
+  const dice = startDice({ onRuled() { declare.answered(); } });
+  declare.onDeclared(() => dice.refresh());
   const recording = startRecordingNote();
   const rollCall = startRollCall();
   startTableView({
     wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events",
     declarePath: "/api/live/declare",
-    onFrame(msg) { if (msg) { noteDrawn(msg); declare.frame(msg); recording(msg.status); rollCall(msg); } },
+    onPoint(x, y, selected) { declare.at(x, y, selected); },
+    onFrame(msg) { if (msg) { noteDrawn(msg); declare.frame(msg); recording(msg.status); rollCall(msg); dice.frame(msg); } },
   });
   const select = document.getElementById("game");
   const info = document.getElementById("roster-info");
@@ -77,11 +81,14 @@ function startDeclare() {
   const card = document.getElementById("declare");
   const selection = document.getElementById("selection");
   if (card && selection) selection.after(card); // into the side panel, under the selection
+  const diceCard = document.getElementById("dice");
+  if (diceCard && selection) selection.after(diceCard); // the dice the table waits for, above the actions
   const statusEl = document.getElementById("declare-status");
   const listEl = document.getElementById("declare-actions");
   const msgEl = document.getElementById("declare-msg");
   const resultEl = document.getElementById("declare-result");
-  let unit = null, busy = false, shown = "", timer = null, titles = {};
+  let unit = null, busy = false, shown = "", timer = null, titles = {}, declared = () => {};
+  let point = null;  // a table point (inches) clicked on the board: the actions there are listed instead
 
   function statusText(st, key) {
     const game = titles[key] || key;
@@ -101,6 +108,17 @@ function startDeclare() {
     statusEl.textContent = statusText(r.status, r.game);
     msgEl.textContent = r.message || "";
     listEl.innerHTML = "";
+    if (point) {  // the actions at the clicked point, and the way back to all of them
+      const here = document.createElement("p");
+      here.className = "declare-here";
+      here.textContent = `At (${point[0].toFixed(1)}, ${point[1].toFixed(1)})${unit === null || unit === undefined ? "" : " for the selected unit"}: `;
+      const back = document.createElement("button");
+      back.type = "button";
+      back.textContent = "Show every action";
+      back.addEventListener("click", () => { point = null; shown = ""; refresh(); });
+      here.append(back);
+      listEl.append(here);
+    }
     for (const g of r.groups || []) {
       const h = document.createElement("h4");
       h.textContent = `${g.title} (${g.actions.length})`;
@@ -125,6 +143,10 @@ function startDeclare() {
         b.type = "button";
         b.textContent = a.label;
         b.dataset.kind = a.action.kind;
+        if (a.legal === false) {  // offered so the players may try it and read why the rules refuse it
+          b.classList.add("refused");
+          b.title = "The rules would refuse this now; declare it to read why.";
+        }
         b.disabled = busy;
         b.addEventListener("click", () => send(a.action, a.label));
         holder.append(b);
@@ -132,12 +154,16 @@ function startDeclare() {
       listEl.append(h, box);
     }
     listEl.dataset.count = String(r.count || 0);
+    listEl.dataset.legal = String(r.legal ?? r.count ?? 0);
   }
 
   async function refresh() {
     if (busy) return;
     try {
-      render(await api("/api/live/actions" + (unit === null || unit === undefined ? "" : `?unit=${unit}`)));
+      const q = new URLSearchParams();
+      if (unit !== null && unit !== undefined) q.set("unit", String(unit));
+      if (point) q.set("at", `${point[0].toFixed(3)},${point[1].toFixed(3)}`);
+      render(await api("/api/live/actions" + (q.toString() ? `?${q}` : "")));
     } catch (err) {
       msgEl.textContent = err.message;
     }
@@ -146,17 +172,18 @@ function startDeclare() {
   function showResult(label, out, error) {
     resultEl.innerHTML = "";
     const head = document.createElement("p");
-    head.className = `head ${error ? "illegal" : eventClass({ outcome: out.outcome })}`;
-    head.textContent = error ? `${label}: ${error}` : `${label}: ${out.outcome}`;
+    const waits = !error && (out.verdicts || []).some((v) => v.outcome === "waiting");  // the dice panel asks for the roll
+    head.className = `head ${error ? "illegal" : waits ? "waiting" : eventClass({ outcome: out.outcome })}`;
+    head.textContent = error ? `${label}: ${error}` : `${label}: ${waits ? "waiting for the dice" : out.outcome}`;
     resultEl.append(head);
     for (const v of (out && out.verdicts) || []) {
       const p = document.createElement("p");
-      p.className = eventClass(v);
+      p.className = v.outcome === "waiting" ? "waiting" : eventClass(v);
       p.dataset.rule = v.rule;
       p.textContent = named(v.message);
       resultEl.append(p);
     }
-    resultEl.dataset.outcome = error ? "error" : out.outcome;
+    resultEl.dataset.outcome = error ? "error" : waits ? "waiting" : out.outcome;
   }
 
   async function send(action, label) {
@@ -170,15 +197,31 @@ function startDeclare() {
     }
     busy = false;
     shown = "";
+    declared();
     await refresh();
   }
 
   function frame(msg) {
     const sel = msg.selected === undefined ? null : msg.selected;
-    if (sel !== unit) { unit = sel; refresh(); }
+    if (sel !== unit) { unit = sel; point = null; refresh(); }
+  }
+
+  // A click on the board where no unit stands: what could be declared there (for the selected unit, if any).
+  function at(x, y, selected) {
+    point = [x, y];
+    if (selected !== undefined) unit = selected;
+    shown = "";
+    refresh();
+    card.scrollIntoView({ block: "nearest" });
   }
 
   // first shown once the games' titles are known (`titles`, from /api/setup): not a moment with the game's key
   timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
-  return { refresh, frame, titles(t) { titles = t; shown = ""; refresh(); }, stop() { clearInterval(timer); } };
+  // the roll it waited for was answered (the dice panel shows the verdict): the waiting line goes, the list moves on
+  function answered() {
+    if (resultEl.dataset.outcome === "waiting") { resultEl.innerHTML = ""; resultEl.dataset.outcome = ""; }
+    refresh();
+  }
+
+  return { refresh, frame, answered, at, titles(t) { titles = t; shown = ""; refresh(); }, onDeclared(f) { declared = f; }, stop() { clearInterval(timer); } };
 }

@@ -1,5 +1,5 @@
 // The replay page: the same table view, plus a timeline with the events marked, play/pause, speed, seek.
-import { startTableView, eventClass } from "/static/table_view.js";
+import { startTableView, eventClass, listed } from "/static/table_view.js";
 import { api, banner } from "/static/feed.js";
 import { startRollCall } from "/static/roll_call.js";
 import { counted } from "/static/words.js";
@@ -15,16 +15,23 @@ export function startReplay({ wsPath, name }) {
   const play = document.getElementById("play");
   const stateEl = document.getElementById("timeline-state");
   let playing = false, dragging = false, timeline = null, frames = 0, sought = null;
+  // The events list is the recording's own: the timeline's entries (a straight play of the whole recording) up to the
+  // frame shown, whatever was played or sought before; a frame's own entries only past what the timeline has scanned.
+  let scannedTo = -1, shownTo = -1, fed = 0, namesReady = false;
 
   const rollCall = startRollCall();
   const control = (body) => api(`${base}/control`, body).catch((err) => banner(err.message, "bad"));
 
-  startTableView({
+  const view = startTableView({
     wsPath,
     selectPath: `${base}/select`,
     askPath: `${base}/ask`,
+    terrainPath: `${base}/terrain`,
+    setupPath: `${base}/setup`,
+    fromFeed: (e) => Number(e.frame) > scannedTo,
     onFrame(msg, status) {
       if (msg) {
+        follow(msg.frame_index);
         rollCall(msg);
         // a seek is shown as under way until its frame arrives: the slider never jumps back meanwhile
         if (sought !== null && msg.frame_index >= sought && msg.frame_index <= sought + SEEK_SLACK) { sought = null; seekNote(""); }
@@ -36,6 +43,21 @@ export function startReplay({ wsPath, name }) {
       }
     },
   });
+
+  view.namesKnown.then(() => { namesReady = true; follow(shownTo); });
+
+  // The list as it stands at frame `frame`: later frames' entries go (a seek back, by this page or another), then the
+  // timeline's entries up to it come in (the frames a seek forward skipped, too).
+  function follow(frame) {
+    frame = Number(frame);
+    if (frame < shownTo) { view.eventsUpTo(frame); fed = 0; }
+    shownTo = frame;
+    const entries = timeline ? timeline.events : [];
+    if (!namesReady || fed >= entries.length || entries[fed].frame > frame) return;
+    const start = fed;
+    while (fed < entries.length && entries[fed].frame <= frame) fed++;
+    view.addEvents(entries.slice(start, fed));
+  }
 
   function setPlaying(p) { playing = !!p; play.textContent = playing ? "Pause" : "Play"; }
 
@@ -66,6 +88,7 @@ export function startReplay({ wsPath, name }) {
     if (!timeline || !frames) return;
     let n = 0;
     for (const e of timeline.events) {
+      if (!listed(e)) continue;
       const x = (e.frame / Math.max(1, frames - 1)) * (marks.width - 2) + 1;
       const cls = e.type === "move" ? "move" : eventClass(e);
       ctx.fillStyle = MARK_COLOURS[cls] || "#5aa9ff";
@@ -96,7 +119,10 @@ export function startReplay({ wsPath, name }) {
       frames = info.frames || info.timeline.frames || 0;
       seek.max = String(Math.max(0, frames - 1));
       timeline = info.timeline;
-      stateEl.textContent = timeline.complete ? counted(timeline.events.length, "event") : timeline.error ? timeline.error : `Scanning frame ${timeline.scanned} of ${timeline.frames}…`;
+      const to = timeline.scanned_to ?? -1;
+      if (to > scannedTo) { view.forgetFedUpTo(to); scannedTo = to; }  // the timeline's own entries replace them
+      follow(shownTo);
+      stateEl.textContent = timeline.complete ? counted(timeline.events.filter(listed).length, "event") : timeline.error ? timeline.error : `Scanning frame ${timeline.scanned} of ${timeline.frames}…`;
       drawMarks();
       if (!timeline.complete && !timeline.error) setTimeout(poll, 1000);
     } catch (err) { banner(err.message, "bad"); }

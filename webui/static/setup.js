@@ -52,7 +52,8 @@ function chooseGame(name, setup) {
   game = games.find((g) => g.name === name);
   const roster = clone(setup || game.example);
   units = roster.units || [];
-  extra = Object.fromEntries(Object.entries(roster).filter(([k]) => k !== "game" && k !== "units"));
+  extra = Object.fromEntries(Object.entries(roster).filter(([k]) => k !== "game" && k !== "units" && k !== "roll_for_us"));
+  if (setup) $("roll-for-us").checked = setup.roll_for_us === true;  // a setup loaded says; else as ticked (off at first)
   drawGames();
   $("open-table").hidden = game.board === "hex";
   $("hex-table").hidden = game.board !== "hex";
@@ -564,6 +565,7 @@ function setupFile() {
   if (game.board === "hex") out.board = boardFile();
   else out.board = { width_in: Number($("board-w").value), depth_in: Number($("board-d").value) };
   if (Array.isArray(out.players)) out.players = out.players.filter((p) => sides().includes(p));
+  out.roll_for_us = $("roll-for-us").checked;  // the software rolls the dice only when the players chose it
   return out;
 }
 

@@ -30,8 +30,15 @@ const GONE_FRAMES = 20;
 // Units by tag id (name, owner): from the roster, then from every frame. Words are shown, ids only as a detail.
 const UNITS = new Map();
 export function noteUnits(list) { for (const u of list || []) if (u && u.tag !== undefined && u.name) UNITS.set(Number(u.tag), { name: u.name, owner: u.owner }); }
-// The event log waits for these names, so that it never shows "tag 12" for a unit the roster names.
-const unitsNoted = api("/api/setup").then((s) => noteUnits(s.roster ? s.roster.units : [])).catch(() => {});
+// The event log waits for these names, so that it never shows "tag 12" for a unit the roster names. The roster is the
+// shown table's own: the live setup's (/api/setup), a replay's (/api/replay/<name>/setup), fetched once by the first
+// of `rosterNames` (startTableView) or the next tick (pages that only name units: the dice).
+let unitsNoted = null;
+function rosterNames(setupPath) {
+  if (!unitsNoted) unitsNoted = api(setupPath).then((s) => noteUnits(s.roster ? s.roster.units : [])).catch(() => {});
+  return unitsNoted;
+}
+setTimeout(() => rosterNames("/api/setup"), 0);
 
 // "Red 2" (its owner added when the name does not say it: "Sigrid (red)"); "tag 17" for a tag no roster names.
 export function nameOf(tag) {
@@ -42,7 +49,12 @@ export function nameOf(tag) {
 
 // A game's sentence with its "unit 17" / "tag 17" replaced by the unit's name.
 export function named(text) {
-  return String(text ?? "").replace(/\b([Uu]nit|[Tt]ag) (\d+)\b/g, (m, _w, n) => (UNITS.has(Number(n)) ? nameOf(n) : m));
+  // "Red 1 (tag 10)" already names the unit: its tag in brackets goes, rather than reading "Red 1 (Red 1)"
+  const once = String(text ?? "").replace(/([^()]+?) \([Tt]ag (\d+)\)/g, (m, before, n) => {
+    const u = UNITS.get(Number(n));
+    return u && before.endsWith(u.name) ? before : m;
+  });
+  return once.replace(/\b([Uu]nit|[Tt]ag) (\d+)\b/g, (m, _w, n) => (UNITS.has(Number(n)) ? nameOf(n) : m));
 }
 
 export function describeEvent(e) {
@@ -64,6 +76,13 @@ export function toHit(a) {
   const no = (a.verdicts || []).find((v) => v.outcome === "illegal");
   if (no) return "— (no attack now)";
   return `${a.to_hit}+ on a die`;
+}
+
+// What the events list shows of a frame's (or a timeline's) entries: every event, and the rulings a player must see.
+// Every ruling is listed, legal ones too (a disengage allowed, a battle won by a move, a score): a player reads what
+// the rules made of each move, not only what they refused.
+export function listed(e) {
+  return Boolean(e);
 }
 
 export function eventClass(e) {
@@ -129,10 +148,18 @@ function overruleForm(e, declarePath, onDone) {
   return form;
 }
 
+const FROM_FEED = Symbol("from the feed");
+// Marks a list entry that came with a frame (not from a timeline, the event log or an answer).
+
 // This page's own id: its selection is its own (the server draws a unit's rings only for the page that chose it).
 const PAGE_ID = `p${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 
-export function startTableView({ wsPath, selectPath, askPath, eventsPath, declarePath, onFrame, boardPath }) {
+// terrainPath / setupPath: the shown table's terrain and setup (a replay passes its recording's own).
+// fromFeed(entry): whether the events list takes a frame's entry from the feed (a replay takes its timeline's instead).
+// onPoint(x, y, unit): a click on the top-down board where no unit stands, table inches, with the selected unit (or
+// null): the live page lists what could be declared there; without it such a click clears the selection.
+export function startTableView({ wsPath, selectPath, askPath, eventsPath, declarePath, onFrame, boardPath,
+  terrainPath = "/api/terrain", setupPath = "/api/setup", fromFeed = () => true, onPoint = null }) {
   const camera = document.getElementById("camera");
   const board = document.getElementById("board");
   const events = document.getElementById("events");
@@ -163,17 +190,22 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   }
 
   async function loadTerrain() {
-    try { state.terrain = (await api("/api/terrain")).pieces || []; } catch (e) { state.terrain = []; }
+    try { state.terrain = (await api(terrainPath)).pieces || []; } catch (e) { state.terrain = []; }
+    if (state.msg) redraw(null);  // a paused replay shows one frame: its board is drawn again with the terrain
   }
   loadTerrain();
-  if (eventsPath) unitsNoted.then(() => api(eventsPath)).then((r) => addEvents(r.events || [])).catch(() => {});
+  state.namesKnown = rosterNames(setupPath);
+  if (eventsPath) state.namesKnown.then(() => api(eventsPath)).then((r) => addEvents(r.events || [])).catch(() => {});
 
   // A frame's new events wait for the panel's next rewrite (PANEL_EVERY_MS): each change to the list costs the page
   // a layout, and with many bases on the table a game has something to say most frames.
   const seen = new Set();
   let eventsWaiting = [], eventsShownAt = -Infinity, eventsTimer = null;
+  let run = null;  // the loop's pass over its recording (msg.run): a new pass starts the list afresh
   function queueEvents(list) {
-    eventsWaiting.push(...list);
+    list = list.filter(fromFeed);
+    if (!list.length) return;
+    eventsWaiting.push(...list.map((e) => ({ ...e, [FROM_FEED]: true })));
     if (eventsTimer === null) {
       eventsTimer = setTimeout(() => addEvents([]), Math.max(0, eventsShownAt + PANEL_EVERY_MS - performance.now()));
     }
@@ -189,6 +221,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       const li = document.createElement("li");
       li.className = eventClass(e);
       li.dataset.frame = e.frame;
+      li.dataset.key = key;
+      if (e[FROM_FEED]) li.dataset.fed = "1";
       li.textContent = `#${e.frame} ${describeEvent(e)}`;
       if (declarePath && e.type === "verdict" && e.rule && !String(e.rule).startsWith("tablesight.")
           && (e.outcome === "legal" || e.outcome === "illegal" || e.outcome === "too close to call")) {
@@ -200,10 +234,26 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
         });
         li.append(" ", b);
       }
-      events.prepend(li);
+      // newest frame on top; an entry of a frame before the top one (a replay's timeline) goes in its place
+      let at = events.firstElementChild;
+      while (at && Number(at.dataset.frame) > Number(e.frame)) at = at.nextElementSibling;
+      events.insertBefore(li, at);
     }
-    while (events.children.length > EVENT_LIMIT) events.lastChild.remove();
+    while (events.children.length > EVENT_LIMIT) forget(events.lastChild);
   }
+  function forget(li) { seen.delete(li.dataset.key); li.remove(); }
+  // The list as it stood at frame `frame`: the entries of later frames go (a replay sought back; a new pass).
+  function eventsUpTo(frame) {
+    eventsWaiting = eventsWaiting.filter((e) => Number(e.frame) <= frame);
+    while (events.firstElementChild && !(Number(events.firstElementChild.dataset.frame) <= frame)) forget(events.firstElementChild);
+  }
+  state.eventsUpTo = eventsUpTo;
+  state.addEvents = (list) => addEvents(list.filter(listed));
+  // The entries taken from the feed for frames up to `frame` go (a replay's timeline now has those frames' own).
+  state.forgetFedUpTo = (frame) => {
+    eventsWaiting = eventsWaiting.filter((e) => Number(e.frame) > frame);
+    for (const li of [...events.querySelectorAll("li[data-fed]")]) if (Number(li.dataset.frame) <= frame) forget(li);
+  };
 
   // The selected unit's rings: only this page's selection, from the frame's `focus` (other pages' stay theirs).
   function focusOf(msg) {
@@ -306,9 +356,13 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
         panelDue = [msg, st, now - received];
         panelTimer = setTimeout(flushPanel, panelShownAt + PANEL_EVERY_MS - now);
       }
+      if ((msg.run ?? null) !== run) {  // the recording started again (the looping sample): so does its list
+        if (run !== null) eventsUpTo(-1);
+        run = msg.run ?? null;
+      }
       if (msg.events && msg.events.length) queueEvents(msg.events);
-      const bad = (msg.verdicts || []).filter((v) => v.outcome === "illegal" || v.outcome === "too close to call" || v.event === "declared");
-      if (bad.length) queueEvents(bad.map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })));
+      const shown = (msg.verdicts || []).map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })).filter(listed);
+      if (shown.length) queueEvents(shown);
       if (!["lost", "error"].includes(st.status)) banner("");
       if (onFrame) onFrame(msg);
     },
@@ -417,7 +471,9 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   board.addEventListener("click", (ev) => {
     const [x, y] = boardInches(ev);
     if (state.correcting !== null && state.correcting !== undefined) { correctTo(x, y); return; }
-    click(unitAtInches(state.msg, x, y));
+    const hit = unitAtInches(state.msg, x, y);
+    if ((hit === null || hit === undefined) && onPoint) { onPoint(x, y, state.selected ?? null); return; }
+    click(hit);
   });
 
   // Correct position: the selected unit really stands where the next click on the board says.
