@@ -233,6 +233,8 @@ class BenchReport:
     """Wall-clock length of the whole bench, rendering included."""
     replay: tuple[ReplayRow, ...] = ()
     mounts: tuple[MountRow, ...] = ()
+    dice: tuple[Any, ...] = ()
+    """bench/dice.py's DiceRow values."""
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready dict (times in ms, lengths in inches), rounded."""
@@ -333,6 +335,7 @@ def format_table(report: Mapping[str, Any]) -> str:
     lines += _live_lines(report)
     lines += _replay_lines(report)
     lines += _mount_lines(report)
+    lines += dice_lines(dict(report))
     for title, key in (
         ("Rules geometry", "rules"),
         ("Tracker", "tracker"),
@@ -453,3 +456,40 @@ def _mount_lines(report: Mapping[str, Any]) -> list[str]:
             f"{again:>5} {r['moves']:>5} {fit:>12}"
         )
     return lines
+
+
+# ------------------------------------------------------------------------ dice (bench/dice.py's rows)
+def pct(n: int, of: int) -> str:
+    return f"{100.0 * n / of:.1f}%" if of else "-"
+
+
+DICE_HEADER = (f"{'row':<36} {'photos':>6} {'dice':>5} {'read right':>15} {'wrong face':>12} {'missed':>12} "
+               f"{'false':>12} {'low conf':>8} {'sure wrong':>10} {'med ms':>7} {'p95 ms':>7}")
+
+
+def dice_lines(report: dict[str, Any]) -> list[str]:
+    """The Dice section of the table (none for a report without it)."""
+    rows = report.get("dice") or []
+    if not rows:
+        return []
+    lines = ["", "Dice (d6) read in real photos of a dice tray (dice_tray_d6, 200 photos, 1,487 dice); false: per "
+             "cent of the dice labelled; low conf: read under 0.8 (the players confirm them); sure wrong: read wrong at 0.8 or "
+             "more", DICE_HEADER]
+    for r in rows:
+        n = r["dice"]
+        ms = r.get("ms") or {}
+        lines.append(
+            f"{r['label']:<36} {r['photos']:>6} {n:>5} {r['right']:>6} {pct(r['right'], n):>8} "
+            f"{r['wrong']:>5} {pct(r['wrong'], n):>6} {r['missed']:>5} {pct(r['missed'], n):>6} "
+            f"{r['false']:>5} {pct(r['false'], n):>6} {r['low_confidence']:>8} {r.get('wrong_confident', 0):>10} "
+            f"{_ms(ms.get('median_ms')):>7} {_ms(ms.get('p95_ms')):>7}" + (f"  ({r['note']})" if r["note"] else ""))
+    held = next((r for r in rows if r["held_out"]), None)
+    if held:
+        lines += ["confusion, held out (rows: face labelled 1-6; columns: face read 1-6)"]
+        lines += ["  " + str(k + 1) + ": " + " ".join(f"{v:>4}" for v in row) for k, row in
+                  enumerate(held["confusion"])]
+    return lines
+
+
+def _ms(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"

@@ -28,6 +28,10 @@ figure, a topper card, a leaning topper before and after mount calibration, a ri
 camera tilt 0, 15 and 30 degrees at 1080p, run through the live pipeline: units found, base-centre error
 against the render's truth, frames to find a unit again after a hand passed over it, phantom moves.
 
+Dice rows (bench/dice.py): d6 dice read in real photos, held out (the training's k-fold figures) and by the
+shipped model, and the time to read a tray region on one thread; the full bench (not --quick) adds rendered trays
+(bench/dice_rendered.py): d6 at 1080p in a tray region, and d20 from a close phone view.
+
 Other rows: rules geometry (line of sight, edge distances, engagement) for 40 units, the tracker's update
 with 40 tags, and the per-frame image costs the web UI pays (grey conversion, JPEG encode and decode).
 All times are `time.perf_counter` wall clock, milliseconds, after one warm-up call; median and p95.
@@ -41,6 +45,8 @@ import time
 from collections.abc import Callable
 
 from bench.costs import frame_cost_rows, rules_rows, tracker_rows
+from bench.dice import dice_rows
+from bench.dice_rendered import dice_render_rows
 from bench.live import (
     live_frame_count,
     live_row,
@@ -125,6 +131,7 @@ def run_bench(
         del first, sequence
     replay = replay_rows(frames, say, bare)
     mount = mount_rows(quick, say) if mounts else []
+    dice = dice_rows(say) + ([] if quick else dice_render_rows(say))  # rendered trays: ~40 s, the full bench only
     say("timing rules geometry and the tracker")
     rules = rules_rows(repeats)
     assert tracker_truth is not None  # at least one resolution is benched
@@ -166,6 +173,7 @@ def run_bench(
         seconds=time.perf_counter() - start,
         replay=tuple(replay),
         mounts=tuple(mount),
+        dice=tuple(dice),
     )
 
 

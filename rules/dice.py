@@ -12,11 +12,9 @@ Nothing here is global: the generator is passed in, and without one nothing is r
 
 from __future__ import annotations
 
-import functools
 import random
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from rules.basics import ActionError, Json, UnitId
 
@@ -185,30 +183,6 @@ def _capital(text: str) -> str:
 
 WAITING_RULE = "dice.pending"
 """The rule name of the verdict that says a game waits for a roll."""
-
-
-def takes_dice(apply: Callable[..., Any]) -> Callable[..., Any]:
-    """Decorate a `Game.apply(self, state, positions, action, rng)` whose body takes a `DiceCup` in place of the
-    generator: the cup is made from the action's "rolls" and `rng` (None: nobody rolls for the players). A roll
-    the action lacks gives a Result that keeps the state and positions, with one verdict saying what to roll and
-    `pending` set; otherwise the Result lists the rolls taken."""
-    from rules.engine import Outcome, Result, Verdict  # engine imports this module
-
-    @functools.wraps(apply)
-    def wrapper(self: Any, state: Any, positions: Any, action: Any, rng: random.Random | None) -> Any:
-        cup = DiceCup.for_action(action.params, rng)
-        try:
-            result = apply(self, state, positions, action, cup)
-        except RollPending as waiting:
-            req = waiting.request
-            verdict = Verdict(WAITING_RULE, Outcome.WAITING, f"Waiting for the dice: {req.sentence()}.", req.unit,
-                              {"roll": req.to_json()})
-            return Result(state, positions, (verdict,), (), pending=req)
-        if result.legal:  # an action ruled illegal (out of range) says so, not that its dice went unused
-            cup.finish()
-        return replace(result, rolls=(*result.rolls, *cup.taken))
-
-    return wrapper
 
 
 def rolls_numbers(taken: Sequence[Rolled]) -> list[dict[str, Json]]:

@@ -9,12 +9,13 @@ from the `RulesInputError` family, with a message that quotes the bad input.
 from __future__ import annotations
 
 import enum
+import functools
 import importlib
 import pkgutil
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import rules
@@ -29,9 +30,9 @@ from rules.basics import (  # noqa: F401 - the rules' shared words, re-exported 
     UnitId,
     UnknownGame,
 )
+from rules.dice import WAITING_RULE, DiceCup, Rolled, RollPending, RollRequest
 
 if TYPE_CHECKING:
-    from rules.dice import Rolled, RollRequest
     from rules.hexgrid import HexBoard, Layout
 
 
@@ -598,3 +599,25 @@ def require(obj: Mapping[str, Json], key: str, kind: type | tuple[type, ...], wh
 
 
 Checker = Callable[[Any, Positions, Action], tuple[Verdict, ...]]
+
+
+def takes_dice(apply: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a `Game.apply(self, state, positions, action, rng)` whose body takes a `DiceCup` in place of the
+    generator: the cup is made from the action's "rolls" and `rng` (None: nobody rolls for the players). A roll
+    the action lacks gives a Result that keeps the state and positions, with one verdict saying what to roll and
+    `pending` set; otherwise the Result lists the rolls taken."""
+    @functools.wraps(apply)
+    def wrapper(self: Any, state: Any, positions: Any, action: Any, rng: random.Random | None) -> Any:
+        cup = DiceCup.for_action(action.params, rng)
+        try:
+            result = apply(self, state, positions, action, cup)
+        except RollPending as waiting:
+            req = waiting.request
+            verdict = Verdict(WAITING_RULE, Outcome.WAITING, f"Waiting for the dice: {req.sentence()}.", req.unit,
+                              {"roll": req.to_json()})
+            return Result(state, positions, (verdict,), (), pending=req)
+        if result.legal:  # an action ruled illegal (out of range) says so, not that its dice went unused
+            cup.finish()
+        return replace(result, rolls=(*result.rolls, *cup.taken))
+
+    return wrapper

@@ -5,7 +5,8 @@ Only while a roll is pending and a tray is marked: each frame, the tray's boundi
 once the same dice (same count, same faces, each centre within a third of a die's size of where it was) have been
 read for NEEDED_FRAMES frames in a row, their count is the roll's count and no die is under LOW_CONFIDENCE; the
 faces are then given left to right across the picture. A die read with low confidence is shown (`read.low`) for
-the players to confirm with one tap instead.
+the players to confirm with one tap instead. The dice of the roll before, still lying where they were read, never
+count for the next roll (a tie re-rolled, the next attack): the players roll again, and the new dice count.
 
 The tray is a polygon in the camera image (pixels, with the image size it was marked on), saved beside the
 calibration in the setup folder (TRAY_FILE) so that it survives a restart.
@@ -34,6 +35,8 @@ NEEDED_FRAMES = 5
 """Frames in a row the same dice must be read before the roll counts (still dice, not a hand still rolling)."""
 SAME_PLACE = 1.0 / 3.0
 """A die is in the same place when its centre moved less than this fraction of its size."""
+MOST_CORNERS = 64
+"""At most this many corners outline a tray (clicked round it on the picture)."""
 TRAY_FILE = "dice_tray.json"
 """The tray's file in the setup folder: {"polygon_px": [[x, y] ...], "image_size": [w, h]}."""
 
@@ -72,6 +75,9 @@ class Tray:
         outline."""
         if not isinstance(points, list | tuple) or len(points) < 3:
             raise TrayError("A dice tray needs at least 3 corners; click round the tray on the picture.")
+        if len(points) > MOST_CORNERS:
+            raise TrayError(f"A dice tray is outlined by at most {MOST_CORNERS} corners; {len(points)} were given: click "
+                            "round the tray's corners only.")
         pts: list[tuple[float, float]] = []
         w, h = image_size
         for n, p in enumerate(points, start=1):
@@ -156,6 +162,8 @@ class DiceWatch:
         self._still = 0
         self._filled: int | None = None
         """The roll the camera already filled (it is not filled twice)."""
+        self._left: tuple[Die, ...] = ()
+        """The dice last read for the roll before, as they lay: read again unmoved, they do not count."""
         self.problem = "" if self._read is not None else "dice reading unavailable"
 
     # ---- the tray ----
@@ -171,7 +179,7 @@ class DiceWatch:
     def set_tray(self, tray: Tray | None) -> None:
         """Use `tray` (None: no tray); the caller saves it."""
         self._tray, self._tray_loaded = tray, True
-        self._dice, self._still = (), 0
+        self._dice, self._still, self._left = (), 0, ()
 
     # ---- reading ----
 
@@ -180,8 +188,10 @@ class DiceWatch:
         return self._read is not None
 
     def idle(self) -> None:
-        """No roll is pending: forget what was read."""
-        self._roll, self._dice, self._still, self._frame = None, (), 0, -1
+        """No roll is pending: forget what was read, but for the dice left lying (they are not the next roll's). The
+        next roll may have the id of one filled before (a new game, a seek): it is read afresh."""
+        self._left = self._dice or self._left
+        self._roll, self._dice, self._still, self._frame, self._filled = None, (), 0, -1, None
 
     def look(self, image: np.ndarray, frame: int, roll: int, sides: int, count: int) -> list[int] | None:
         """Read the tray in `image` (frame `frame`) for pending roll `roll` (`count` dice of `sides`); the faces,
@@ -190,6 +200,7 @@ class DiceWatch:
         if self._read is None or tray is None or self._filled == roll:
             return None
         if roll != self._roll:
+            self._left = self._dice or self._left
             self._roll, self._dice, self._still = roll, (), 0
         h, w = image.shape[:2]
         polygon = tray.for_image((w, h))
@@ -209,12 +220,20 @@ class DiceWatch:
             self.problem = problem
             return None
         dice = tuple(_shifted(d, x0, y0) for d in found)
+        if self.left_over(dice):
+            self._dice, self._frame, self._still = dice, int(frame), 0
+            return None
         self._still = self._still + 1 if self._dice and same_dice(dice, self._dice) else 1
         self._dice, self._frame = dice, int(frame)
-        if self._still >= self.needed_frames and len(dice) == count and not self.low():
-            self._filled = roll
+        if (self._still >= self.needed_frames and len(dice) == count and not self.low()
+                and all(1 <= d.value <= sides for d in dice)):  # a reader's face off the die is never given
+            self._filled, self._left = roll, dice
             return [d.value for d in sorted(dice, key=lambda d: d.centre_px[0])]
         return None
+
+    def left_over(self, dice: Sequence[Die]) -> bool:
+        """Whether `dice` are the roll before's, lying unmoved where they were read."""
+        return bool(dice) and bool(self._left) and same_dice(dice, self._left)
 
     def low(self) -> list[int]:
         """Indices (in `read_json`'s order) of the dice read under LOW_CONFIDENCE."""
@@ -231,7 +250,7 @@ class DiceWatch:
         if self._frame < 0:
             return None
         return {"frame": self._frame, "dice": [d.to_json() for d in self._dice], "still_frames": self._still,
-                "needed_frames": self.needed_frames, "low": self.low()}
+                "needed_frames": self.needed_frames, "low": self.low(), "left_over": self.left_over(self._dice)}
 
 
 def _shifted(d: Die, dx: int, dy: int) -> Die:

@@ -430,7 +430,7 @@ class LiveLoop:
             return
         try:
             self.answer_roll(faces, "camera")
-        except InputError as err:
+        except (InputError, RulesInputError) as err:  # faces the rules refuse: the players type them instead
             log.info("the dice the camera read were not taken: %s", err)
 
     def _published(self, latency_ms: float) -> None:
@@ -627,6 +627,7 @@ class LiveLoop:
         with self._lock:
             old = self._pipeline
             self._pipeline = self._make_pipeline()
+            self.dice.idle()
             why = carry_game(old, self._pipeline)
         if why and why != "no game was running":
             self._moves.clear()
@@ -678,6 +679,7 @@ class LiveLoop:
         playing WARMUP_FRAMES silently before it through a fresh pipeline (positions right, game restarted)."""
         self._pipeline = self._make_pipeline()
         self._moves.clear()
+        self.dice.idle()  # the tray is read afresh for whatever roll the sought frame waits for
         cp = self._checkpoint_before(target)
         if cp is not None:
             self._pipeline.resume(cp)

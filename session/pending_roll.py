@@ -72,9 +72,10 @@ def same_action(a: Action, b: Action) -> bool:
 
 
 def faces_given(action: Action) -> list[int]:
-    """The faces an action carries (its "rolls"; [] when none or when they are not a list)."""
+    """The faces an action carries (its "rolls"; [] when none or when they are not a list; true and false are not
+    faces, as the rules say)."""
     value = action.params.get(ROLLS_KEY)
-    return [int(f) for f in value if isinstance(f, int)] if isinstance(value, list) else []
+    return [int(f) for f in value if isinstance(f, int) and not isinstance(f, bool)] if isinstance(value, list) else []
 
 
 def check_count(request: RollRequest, faces: Sequence[int]) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dataclasses
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -361,7 +360,8 @@ class Pipeline:
         While a recorded session plays its own script (the sample), a player's action is ruled but not kept, so
         that the script's later actions stay legal."""
         if self.declarations and not scripted and action.kind not in OVERRULE_KINDS:
-            out = [] if action.kind in DICE_KINDS else self._apply(action, dict(self.positions), dry=True)
+            out = [] if action.kind in DICE_KINDS or action.kind == UNDO else self._apply(action, dict(self.positions),
+                                                                                          dry=True)
             return [*out, {"rule": "tablesight.script", "outcome": Outcome.INFO.value, "unit": action.unit,
                            "numbers": {}, "message": "This recorded session plays its own script, so the action was "
                            "ruled but not kept: the recording goes on as it was played."}]
@@ -386,14 +386,28 @@ class Pipeline:
         pending = self.pending
         answers = (pending is not None and same_action(pending.action, action)
                    and len(faces_given(action)) > len(pending.request.given))
+        if pending is not None and not answers and not same_action(pending.action, action):
+            # the game waits for a roll: nothing else changes it meanwhile (the faces would be ruled on another game)
+            return [{"rule": "dice.pending", "outcome": Outcome.ILLEGAL.value, "unit": action.unit,
+                     "numbers": {"roll": pending.request.to_json()},
+                     "message": f"The table is waiting for the dice of {self.words(pending.action)} "
+                                f"({pending.request.sentence()}): give them or cancel that roll, then "
+                                f"{self.words(action)}."}]
         before = dict(pending.positions) if answers and pending is not None else dict(self.positions)
-        out = self._apply(action, before, record=not scripted)
+        out = self._apply(action, before, record=not scripted, camera=bool(answers and pending is not None
+                                                                             and pending.camera))
         self.overrules.remember(self._frame, out)
         return out
 
     def _undo(self) -> list[dict[str, Any]]:
         """Take back the last declaration: the game goes on from the state before it (once: the one before that is
-        not kept). A camera move is not undone here: the figure itself is moved back."""
+        not kept). A camera move is not undone here: the figure itself is moved back. While a roll is pending, Undo
+        cancels that roll (its action was never ruled)."""
+        if self.pending is not None:
+            words = self.words(self.pending.action)
+            self.pending = None
+            return [{"rule": "tablesight.undo", "outcome": Outcome.INFO.value, "unit": None, "numbers": {},
+                     "message": f"Undone: {words}, which was waiting for its dice; nothing was ruled."}]
         last = self._last
         if last is None or last.camera:
             why = ("the last ruling was a figure moved on the table: move it back instead" if last is not None else
@@ -593,9 +607,7 @@ class Pipeline:
         if result.pending is not None:
             out = self._wait_for(action, result, before, camera)
         else:
-            out, kept = self._take(action, result, before)
-            if camera and self._last is not None:
-                self._last = dataclasses.replace(self._last, camera=True)
+            out, kept = self._take(action, result, before, camera)
         if record or (camera and kept is not action):
             self._records.append((self._frame, kept))
         return out
@@ -618,7 +630,7 @@ class Pipeline:
                                    waiting.camera if waiting is not None else camera)
         return [v.to_json() for v in result.verdicts]
 
-    def _take(self, action: Action, result: Result, before: dict[UnitId, Placement]) \
+    def _take(self, action: Action, result: Result, before: dict[UnitId, Placement], camera: bool = False) \
             -> tuple[list[dict[str, Any]], Action]:
         """The game's new state after `action`; with dice, the rolls taken (events) and the last dice ruling.
         Returns the verdicts and the action as the recording keeps it (with Tablesight's faces if it rolled)."""
@@ -627,7 +639,9 @@ class Pipeline:
             self.pending = None
         keys = frozenset((self._frame, v.rule, v.unit) for v in result.verdicts)
         state_before = self.state
-        self._last = LastRuling(self.state, action, dict(before), keys)
+        last = LastRuling(self.state, action, dict(before), keys, camera)
+        if result.state is not self.state and result.state != self.state:
+            self._last = last  # what Undo and a correction take back: a ruling that changed the game
         self.state = result.state
         out = [v.to_json() for v in result.verdicts]
         if not result.rolls:
@@ -653,7 +667,7 @@ class Pipeline:
         self.last_dice = DiceRuling(self._roll_ids, DiceAnswer.of(action, faces, "rolled" if rolled else source,
                                                                   camera_faces),
                                     taken, tuple(out), "rolled" if rolled else source, self._frame,
-                                    state_before, dict(before), self._last)
+                                    state_before, dict(before), last)
         return out, kept
 
     # ------------------------------------------------------------------------------------------ frame

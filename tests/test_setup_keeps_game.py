@@ -88,7 +88,7 @@ def test_a_roster_rename_keeps_the_game_and_its_names_change(client: TestClient)
     pipe = _new_pipeline(loop, old)
     assert pipe.state is state  # the very game, not a fresh one
     after = _status(client)
-    assert after["status"] == before["status"] and after["total"] == before["total"] == 1
+    assert after["status"] == before["status"] and after["legal"] == before["legal"] == 1
     assert not [e for e in client.get("/api/live/events").json()["events"] if "afresh" in str(e.get("message"))]
     assert pipe.roster.units[12].name == "Sigrid"
 
@@ -135,7 +135,7 @@ def test_a_roster_that_changes_the_units_asks_first(client: TestClient) -> None:
     r = client.put("/api/roster", params={"restart": "true"}, json=bigger)
     assert r.status_code == 200, r.text
     pipe = _new_pipeline(loop, old)
-    assert pipe.state is not old.state and _status(client)["total"] == 3  # stockpiles to place again
+    assert pipe.state is not old.state and _status(client)["legal"] == 3  # stockpiles to place again
     events = client.get("/api/live/events").json()["events"]
     said = "The game starts afresh: the roster changed: it adds tag 40 and removes tag 10."
     assert any(e.get("message") == said for e in events)
@@ -148,13 +148,16 @@ def test_a_declaration_on_the_scripted_sample_is_not_kept(tmp_path: Path) -> Non
         pipe = loop.pipeline
         assert pipe.declarations, "the bundled sample carries its own script"
         state = pipe.state
-        offered = c.get("/api/live/actions").json()
-        action = offered["groups"][0]["actions"][0]["action"]
+        # at frame 0 the sample deploys, which is the camera's to do: a deployment as the camera would make it
+        action = pipe.game.legal_actions(pipe.state, dict(pipe.positions))[0].to_json()
         r = c.post("/api/live/declare", json={"action": action})
         assert r.status_code == 200, r.text
         verdicts = r.json()["verdicts"]
         assert any(v["rule"] == "tablesight.script" and "ruled but not kept" in v["message"] for v in verdicts)
         assert loop.pipeline is pipe and pipe.state is state  # the script's game goes on as recorded
+        undo = c.post("/api/live/declare", json={"action": {"kind": "undo"}})  # nor does Undo take its script back
+        assert undo.status_code == 200 and pipe.state is state
+        assert any(v["rule"] == "tablesight.script" for v in undo.json()["verdicts"])
 
 
 def test_the_samples_edited_terrain_survives_a_restart(tmp_path: Path) -> None:

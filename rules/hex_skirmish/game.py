@@ -48,7 +48,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.dice import DiceCup, takes_dice
+from rules.dice import DiceCup
 from rules.engine import (
     Action,
     ActionError,
@@ -73,6 +73,7 @@ from rules.engine import (
     Verdict,
     listed,
     register,
+    takes_dice,
 )
 from rules.hex_skirmish import standard
 from rules.hex_skirmish.cards import ArmyCard, attack_roll, parse_card, skulls

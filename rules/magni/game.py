@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.dice import DiceCup, rolls_numbers, takes_dice
+from rules.dice import DiceCup, rolls_numbers
 from rules.engine import (
     Action,
     ActionError,
@@ -53,6 +53,7 @@ from rules.engine import (
     Verdict,
     listed,
     register,
+    takes_dice,
 )
 from rules.hexgrid import (
     BoardError,

@@ -3,13 +3,10 @@ or in hand), the score per player with its skirmishes and fortifications, and ho
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any  # the game module imports this one: its state types are not named here
 
 from rules.engine import Panel, SideScore, UnitLine
 from rules.magni.scoring import ABOVE, BOARD_CELLS, CENTRE, Score, score
-
-if TYPE_CHECKING:
-    from rules.magni.game import MagniState
 
 VICTORY = ("When all 19 cells hold a tile the map is full and the higher score wins: a point for each skirmish "
            "won across an edge (not the Lead units' own) and for each corner fortified by three allied tiles; "
@@ -24,7 +21,7 @@ def _points(n: int) -> str:
     return f"{n} point" if n == 1 else f"{n} points"
 
 
-def side_scores(state: MagniState, sc: Score) -> tuple[SideScore, ...]:
+def side_scores(state: Any, sc: Score) -> tuple[SideScore, ...]:
     """Each player's points, with the skirmishes won and the corners fortified behind them."""
     heroes = {h.tag: h for h in state.heroes}
     out = []
@@ -37,7 +34,7 @@ def side_scores(state: MagniState, sc: Score) -> tuple[SideScore, ...]:
     return tuple(out)
 
 
-def panel(state: MagniState) -> Panel:
+def panel(state: Any) -> Panel:
     """The game panel for `state` (the tiles its placements put down)."""
     sc = score(state.tiles(), state.owners)
     where = {tag: cell for tag, cell in state.placed}

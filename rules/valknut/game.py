@@ -56,7 +56,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from rules.dice import DiceCup, rolls_numbers, takes_dice
+from rules.dice import DiceCup, rolls_numbers
 from rules.engine import (
     Action,
     Assessment,
@@ -78,6 +78,7 @@ from rules.engine import (
     Verdict,
     listed,
     register,
+    takes_dice,
 )
 from rules.geometry import all_pairs_sight
 from rules.terrain import parse_terrain

@@ -58,7 +58,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.dice import DiceCup, takes_dice
+from rules.dice import DiceCup
 from rules.engine import (
     Action,
     ActionError,
@@ -79,6 +79,7 @@ from rules.engine import (
     Verdict,
     listed,
     register,
+    takes_dice,
 )
 from rules.geometry import Measure, combined_pm, crosses_impassable, edge_distance, line_of_sight
 from rules.roster import FIRST_BASE_TAG, MM_PER_INCH

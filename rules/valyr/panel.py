@@ -7,13 +7,10 @@ last player standing wins. Valyr counts no points, so an army's line counts its 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any  # the game module imports this one: its state types are not named here
 
 from rules.engine import Json, Panel, Positions, SideScore, UnitLine, listed
 from rules.valyr.cards import army_appraisal
-
-if TYPE_CHECKING:
-    from rules.valyr.game import ValyrState, ValyrUnit
 
 VICTORY = ("The last player standing wins: a player is out once every one of their units is defeated (distress "
            "above health) or they concede.")
@@ -24,7 +21,7 @@ def _n(v: float) -> str:
     return f"{v:g}"
 
 
-def token_passes_to(state: ValyrState) -> str | None:
+def token_passes_to(state: Any) -> str | None:
     """Who holds the priority token next round: it passes to the right (the previous player in seating order),
     skipping players no longer standing; before the first round, whoever holds it already (None: not handed out)."""
     if state.round == 0 or state.priority not in state.players:
@@ -35,14 +32,14 @@ def token_passes_to(state: ValyrState) -> str | None:
     return next((p for p in right if p in standing), state.priority)
 
 
-def priority_tie(state: ValyrState) -> list[str]:
+def priority_tie(state: Any) -> list[str]:
     """The players tied for the lowest appraisal (more than one: the token is flipped or rolled for)."""
     totals = {p: army_appraisal([u.card for u in state.army(p)]) for p in state.players}
     low = min(totals.values(), default=0.0)
     return [p for p in state.players if abs(totals[p] - low) < 1e-9]
 
 
-def actions_left(state: ValyrState, unit: ValyrUnit) -> int:
+def actions_left(state: Any, unit: Any) -> int:
     """Actions `unit` may still take this turn: the rest of its Energy while it acts, all of it while its card may
     be picked, none otherwise."""
     energy = unit.card.combat.energy
@@ -53,7 +50,7 @@ def actions_left(state: ValyrState, unit: ValyrUnit) -> int:
     return energy if state.active is None else 0
 
 
-def _left_words(state: ValyrState, unit: ValyrUnit) -> str:
+def _left_words(state: Any, unit: Any) -> str:
     left = actions_left(state, unit)
     if left == 0:
         return ""
@@ -66,7 +63,7 @@ def _left_words(state: ValyrState, unit: ValyrUnit) -> str:
     return f"{left} action{'s' if left != 1 else ''}: {what}"
 
 
-def _unit_line(state: ValyrState, unit: ValyrUnit, positions: Positions) -> UnitLine:
+def _unit_line(state: Any, unit: Any, positions: Positions) -> UnitLine:
     c = unit.card.combat
     card = "defeated" if unit.defeated else "card horizontal (exhausted)" if unit.exhausted else "card vertical"
     words = f"distress {unit.distress} of health {c.health}, armor {c.armor}, dodge {c.dodge}; {card}"
@@ -79,7 +76,7 @@ def _unit_line(state: ValyrState, unit: ValyrUnit, positions: Positions) -> Unit
     return UnitLine(unit.tag, unit.name, unit.owner, words, gone=unit.defeated, left=_left_words(state, unit))
 
 
-def _side_score(state: ValyrState, player: str) -> SideScore:
+def _side_score(state: Any, player: str) -> SideScore:
     army = state.army(player)
     standing = [u for u in army if not u.defeated]
     words = f"{len(standing)} of {len(army)} units standing, {sum(u.distress for u in standing)} distress on them"
@@ -92,7 +89,7 @@ def _side_score(state: ValyrState, player: str) -> SideScore:
     return SideScore(player, words, None)
 
 
-def _headline_and_to_do(state: ValyrState) -> tuple[str, list[str]]:
+def _headline_and_to_do(state: Any) -> tuple[str, list[str]]:
     if state.over:
         why = (f"{state.winner} wins, the last player standing" if state.winner
                else "nobody is left standing (every player defeated or conceded)")
@@ -131,7 +128,7 @@ def _headline_and_to_do(state: ValyrState) -> tuple[str, list[str]]:
     return head, todo
 
 
-def valyr_panel(state: ValyrState, positions: Positions) -> Panel:
+def valyr_panel(state: Any, positions: Positions) -> Panel:
     """The panel for `state` (see the module docstring)."""
     head, todo = _headline_and_to_do(state)
     winner = (f"{state.winner[:1].upper()}{state.winner[1:]} wins: every other player is defeated or has conceded"
@@ -140,7 +137,7 @@ def valyr_panel(state: ValyrState, positions: Positions) -> Panel:
                  tuple(_side_score(state, p) for p in state.players), VICTORY, winner, state.over)
 
 
-def valyr_score(state: ValyrState) -> dict[str, Json]:
+def valyr_score(state: Any) -> dict[str, Json]:
     """Each army's units standing and the distress on them, who conceded, and the winner (None before the end)."""
     return {"standing": {p: sum(not u.defeated for u in state.army(p)) for p in state.players},
             "distress": {p: sum(u.distress for u in state.army(p) if not u.defeated) for p in state.players},

@@ -78,7 +78,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from rules.dice import ROLLS_KEY, DiceCup, RollPending, takes_dice
+from rules.dice import ROLLS_KEY, DiceCup, RollPending
 from rules.engine import (
     Action,
     ActionError,
@@ -100,6 +100,7 @@ from rules.engine import (
     UnitId,
     Verdict,
     register,
+    takes_dice,
 )
 from rules.hexgrid import Cell, Edge, Hex, HexBoard, Layout, direction_between, distance, hex_words, neighbors
 from rules.roster import parse_roster

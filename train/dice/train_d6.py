@@ -2,14 +2,16 @@
 
     pip install -e '.[train]'
     OMP_NUM_THREADS=1 nice -n 10 python train/dice/train_d6.py [--data DIR] [--folds 0,1,2,3,4,final]
+    python train/dice/train_d6.py --summary
 
 `--data` defaults to tests/data/dice_tray_d6 (200 photos, labels.json: each die's box and face word). Photos are
 split into 5 folds by photo (seeded shuffle of the sorted names). For each fold k the two networks are trained
 on the other 160 photos and the whole reader (the ONNX files through cv2.dnn, as shipped) is scored on the 40
-held-out photos; "final" trains on all 200 and writes the shipped models to vision/dice/models/. The fold
-models and figures go to --work (default /tmp/d6_train, fold<k>.json), and `--summary` gathers them into d6_heldout.json
-(what `tablesight bench` and the model card quote). Nothing is tuned on held-out figures: every setting below
-was fixed before the folds were scored.
+held-out photos; "final" trains on all 200 and writes the shipped pair to --final-to (vision/dice/models/).
+The fold models and figures go to --work (default /tmp/d6_train, fold<k>.json); `--summary` gathers them into
+vision/dice/models/d6_heldout.json (what `tablesight bench` and the model card quote); `--rescore` scores the
+fold models there again; `--reader-only` trains the reader on the finder already in place. Nothing is tuned
+on held-out figures (see the model card for what was seen when).
 
 One thread (torch.set_num_threads(1)); seed SEED; CPU only.
 """
@@ -41,7 +43,7 @@ FOLDS = 5
 FINDER_CROP = 160
 FINDER_STEPS = 1100
 FINDER_BATCH = 12
-READER_EPOCHS = 60
+READER_EPOCHS = 30
 READER_BATCH = 32
 
 

@@ -6,8 +6,9 @@ SESSION: a recorded session directory (what `tablesight serve` records, or a bun
 sample_frames/). The session is replayed through the same pipeline as `tablesight replay`, so the report shows
 exactly what was ruled (a still table's frames are passed over once nothing is left to see in them:
 session/report_replay.py). -o names the HTML file (default: SESSION-NAME-report.html here); --json prints the
-report's data as JSON instead (or writes it to -o). A long session says how far it is on stderr every few seconds
-("report: frame 1,200 of 36,000 (3 %)").
+report's data as JSON instead (or writes it to -o). A long session says how far it is on a terminal every few
+seconds ("report: frame 1,200 of 36,000 (3 %)"); when stderr is not a terminal (a script, a log) it carries only a
+bad input's one sentence.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     target = args.output if args.json else args.output or Path(f"{Path(args.session).resolve().name}-report.html")
     if target is not None:
         check_target(target)  # a bad -o is said at once, not after the replay
-    report = gather_report(args.session, progress=_progress())
+    report = gather_report(args.session, progress=_progress() if sys.stderr.isatty() else None)
     if args.json:
         text = json.dumps(report.to_json(), indent=1)
         if args.output is None:

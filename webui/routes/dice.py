@@ -6,13 +6,16 @@ or faces that do not fit, 409 when there is no roll to answer or nothing to corr
 
 from __future__ import annotations
 
+import io
 import logging
+import warnings
 from typing import Annotated, Any, Literal, TypeVar
 
 import cv2
 import numpy as np
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
+from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 from starlette.concurrency import run_in_threadpool
 
@@ -29,6 +32,9 @@ log = logging.getLogger("tablesight.dice")
 
 MOST_DICE = 60
 """At most this many faces in one answer."""
+MOST_PIXELS = 40_000_000
+"""At most this many pixels in a dice photo (the phone's dice camera sends 1920 px at most; a few hundred kB of PNG
+can unpack to gigabytes, so the size is read from the file's header before it is unpacked)."""
 
 
 class BadDiceInput(InputError):
@@ -42,11 +48,16 @@ class RollBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     faces: list[Face] = Field(min_length=1, max_length=MOST_DICE)
     source: Literal["typed", "camera", "phone"] = "typed"
+    roll: StrictInt | None = None
+    """The id of the pending roll the faces answer (as /api/live/dice gave it): a page that shows a roll answered
+    meanwhile (on another phone) is told so (409) instead of answering the roll now pending with them."""
 
 
 class CorrectBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     faces: list[Face] = Field(min_length=1, max_length=MOST_DICE)
+    last: StrictInt | None = None
+    """The id of the ruling the faces correct (/api/live/dice's "last"): 409 when another has been ruled since."""
 
 
 class RollForUsBody(BaseModel):
@@ -64,6 +75,8 @@ WORDS = {
     "source": 'where the faces came from: "typed", "camera" or "phone"',
     "on": "true or false",
     "polygon_px": "the tray's corners as [[x, y], ...] in pixels, or null",
+    "roll": "the id of the pending roll, a whole number (as /api/live/dice gives it), or left out",
+    "last": "the id of the last roll ruled, a whole number (as /api/live/dice gives it), or left out",
 }
 
 
@@ -85,14 +98,29 @@ async def _body(request: Request, model: type[M], what: str) -> M:
             raise BadDiceInput(f"{what} has a field {field!r} it does not take; send e.g. {_example(model)}.") from None
         if first.get("type") == "missing":
             raise BadDiceInput(f"{what} needs {field!r}: {WORDS.get(field, 'see the dice API')}.") from None
+        if first.get("type") == "too_long" and field == "faces":
+            raise BadDiceInput(f"{what} gives {len(obj[field])} faces; at most {MOST_DICE} dice are taken at once: "
+                               "give the faces of the roll asked for.") from None
         raise BadDiceInput(f"{what}'s {field!r} must be {WORDS.get(field, 'as the dice API says')}; got "
-                           f"{first.get('input')!r}.") from None
+                           f"{_short(first.get('input'))}.") from None
+
+
+def _short(value: Any) -> str:
+    """A value as the sentence quotes it: its repr, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _example(model: type[BaseModel]) -> str:
     return {RollBody: '{"faces": [4, 6, 1], "source": "typed"}', CorrectBody: '{"faces": [4, 6, 1]}',
             RollForUsBody: '{"on": true}', TrayBody: '{"polygon_px": [[100, 80], [400, 80], [400, 300]]}'}.get(
                 model, "{}")
+
+
+def _request_words(pending: dict[str, Any]) -> str:
+    """A pending roll's sentence ("roll 1 d6 for ..."), from /api/live/dice's object."""
+    request = pending.get("request") or {}
+    return str(request.get("sentence") or pending.get("words") or "see the dice panel")
 
 
 def _conflict(err: InputError) -> JSONResponse:
@@ -109,6 +137,10 @@ def dice_state(runtime: RuntimeDep) -> dict[str, Any]:
 async def dice_roll(request: Request, runtime: RuntimeDep) -> dict[str, Any] | JSONResponse:
     """The faces of the pending roll: its action is ruled again at once with them."""
     body = await _body(request, RollBody, "The roll")
+    pending = runtime.live.dice_state()["pending"]
+    if body.roll is not None and pending is not None and pending["id"] != body.roll:
+        return _conflict(NoRollPending(f"That roll was answered or cancelled meanwhile; the table now waits for "
+                                       f"this one: {_request_words(pending)}."))
     try:
         return await run_in_threadpool(runtime.live.answer_roll, body.faces, body.source)
     except NoRollPending as err:
@@ -125,6 +157,10 @@ async def dice_cancel(runtime: RuntimeDep) -> dict[str, Any]:
 async def dice_correct(request: Request, runtime: RuntimeDep) -> dict[str, Any] | JSONResponse:
     """Overrule the faces of the last action ruled with dice: it is ruled again with these (recorded)."""
     body = await _body(request, CorrectBody, "The correction")
+    last = runtime.live.dice_state()["last"]
+    if body.last is not None and last is not None and last["id"] != body.last:
+        return _conflict(NothingToCorrect(f"Another action was ruled with dice since ({last['words']}); correct that "
+                                          "one, or overrule the verdict instead."))
     try:
         return await run_in_threadpool(runtime.live.correct_roll, body.faces)
     except NothingToCorrect as err:
@@ -169,9 +205,7 @@ async def dice_photo(request: Request, sides: Annotated[int, Query()] = 6) -> di
     if sides not in (6, 20):
         raise BadDiceInput(f"Dice photos are read as d6 or d20; sides {sides} is neither: use ?sides=6 or ?sides=20.")
     data = await request.body()
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
-    if image is None:
-        raise BadDiceInput("The dice photo is not an image Tablesight can read; send the camera's JPEG.")
+    image = await run_in_threadpool(_photo, data)  # unpacking a big photo must not hold up every other request
     read = library_reader()
     if read is None:
         return JSONResponse({"detail": "Dice reading is unavailable in this Tablesight; type the faces instead."},
@@ -186,3 +220,27 @@ async def dice_photo(request: Request, sides: Annotated[int, Query()] = 6) -> di
                             status_code=503)
     h, w = image.shape[:2]
     return {"dice": [d.to_json() for d in dice], "image_size": [int(w), int(h)]}
+
+
+def _photo(data: bytes) -> np.ndarray:
+    """The photo's pixels (BGR); a sentence when it is not an image or is too big to unpack."""
+    not_image = BadDiceInput("The dice photo is not an image Tablesight can read; send the camera's JPEG.")
+    if not data:
+        raise not_image
+    try:  # the header only: its size before a byte is unpacked
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as header:
+                w, h = header.size
+    except Image.DecompressionBombError:
+        w, h = 0, 0  # over Pillow's own limit: bigger than ours
+    except (OSError, ValueError, SyntaxError):
+        raise not_image from None
+    if w <= 0 or h <= 0 or w * h > MOST_PIXELS:
+        size = f"{w}x{h} pixels" if w > 0 and h > 0 else "too big to unpack"
+        raise BadDiceInput(f"The dice photo is {size}; send one of at most {MOST_PIXELS // 1_000_000} megapixels "
+                           "(the phone's dice camera sends 1920 px at most).")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise not_image
+    return image

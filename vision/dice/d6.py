@@ -1,0 +1,185 @@
+"""Six-sided dice read in a picture: a small learned detector finds each die, a small learned reader gives its face.
+
+Two ONNX networks run by OpenCV's `cv2.dnn` (trained by `train/dice/train_d6.py`, described in
+`vision/dice/models/MODEL_CARD.md`):
+- the finder sees the picture at half size and draws a heat map of die centres every 4 of its pixels,
+  with each die's width and height;
+- the reader sees one die at a time, cut square around the found centre (`CROP_MARGIN` times its size),
+  turned so that the die's edges are square to the cut (`face_angle`), scaled to `CROP_PX` pixels, and says
+  "not a die" or a face 1..6.
+The cutting and scaling here are the ones the training uses, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dice.die import Die
+
+MODELS = Path(__file__).with_name("models")
+FINDER_FILE = MODELS / "d6_finder.onnx"
+READER_FILE = MODELS / "d6_reader.onnx"
+
+FINDER_SCALE = 0.5
+"""The finder sees the picture at this scale (the training photos' dice, 21-69 px, become 10-35 px)."""
+FINDER_STRIDE = 4
+"""One heat-map cell per this many of the finder's pixels."""
+FINDER_MULTIPLE = 16
+"""The finder's input is a multiple of this (its four halvings)."""
+FINDER_CELL_PX = round(FINDER_STRIDE / FINDER_SCALE)
+"""One heat-map cell in the picture's pixels (8)."""
+SIZE_UNIT = 16.0
+"""The finder gives a die's width and height in units of this many of its pixels."""
+FOUND = 0.3
+"""Heat above which a peak is a die candidate (fixed before any held-out figure was seen)."""
+CROP_PX = 32
+"""The reader's input: a square of this many pixels a side."""
+CROP_MARGIN = 1.25
+"""The reader's square is this many times the die's larger side."""
+NOT_A_DIE = 0
+"""The reader's class 0; classes 1..6 are the faces."""
+
+
+def finder_input(image_bgr: np.ndarray) -> np.ndarray:
+    """The picture as the finder sees it: padded (edge pixels repeated, right and bottom) to a multiple of
+    FINDER_MULTIPLE / FINDER_SCALE pixels, then scaled by exactly FINDER_SCALE; BGR uint8."""
+    h, w = image_bgr.shape[:2]
+    step = round(FINDER_MULTIPLE / FINDER_SCALE)
+    ph, pw = -h % step, -w % step
+    if ph or pw:
+        image_bgr = cv2.copyMakeBorder(image_bgr, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    size = (round((w + pw) * FINDER_SCALE), round((h + ph) * FINDER_SCALE))
+    return cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA)
+
+
+def face_angle(grey: np.ndarray) -> float:
+    """The turn (degrees, -45..45) that sets a die's edges square to the picture, from the picture's edges in the
+    disc of a square cut around it: each edge pixel votes with its strength for its direction modulo 90 degrees
+    (a pip's round edge votes every way and cancels out)."""
+    g = grey.astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    r2 = gx * gx + gy * gy + 1e-12
+    c2, s2 = (gx * gx - gy * gy) / r2, 2.0 * gx * gy / r2  # twice the direction
+    weight = np.sqrt(r2) * _disc(g.shape[0])  # |g| e^(4i phi), summed over the disc
+    vote = complex(float(((c2 * c2 - s2 * s2) * weight).sum()), float((2.0 * c2 * s2 * weight).sum()))
+    return float(np.degrees(np.angle(vote)) / 4.0)
+
+
+_discs: dict[int, np.ndarray] = {}
+
+
+def _disc(n: int) -> np.ndarray:
+    disc = _discs.get(n)
+    if disc is None:
+        yy, xx = np.mgrid[0:n, 0:n] - (n - 1) / 2.0
+        disc = _discs[n] = (np.hypot(xx, yy) < 0.48 * n).astype(np.float32)
+    return disc
+
+
+def die_crop(image_bgr: np.ndarray, centre: tuple[float, float], side_px: float, angle_deg: float = 0.0,
+             flip: bool = False) -> np.ndarray:
+    """The reader's CROP_PX square around `centre`, `side_px` image pixels a side, turned so that the die's edges
+    are square to it (`face_angle`), then by `angle_deg` more (training only) and mirrored if `flip`; edge
+    pixels repeated past the picture's border."""
+    look = _cut(image_bgr, centre, side_px, 0.0, False, CROP_PX)
+    turn = face_angle(cv2.cvtColor(look, cv2.COLOR_BGR2GRAY)) + angle_deg
+    big = _cut(image_bgr, centre, side_px, turn, flip, 2 * CROP_PX)
+    return cv2.resize(big, (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA)  # cut at twice, averaged down
+
+
+def _cut(image_bgr: np.ndarray, centre: tuple[float, float], side_px: float, angle_deg: float, flip: bool,
+         out_px: int) -> np.ndarray:
+    s = out_px / max(side_px, 1.0)
+    m = np.asarray(cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle_deg, s), np.float64)
+    m[:, 2] += (out_px - 1) / 2.0 - np.asarray(centre, dtype=np.float64)
+    if flip:
+        m[0] = -m[0]
+        m[0, 2] += out_px - 1
+    return cv2.warpAffine(image_bgr, m, (out_px, out_px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def to_blob(images: list[np.ndarray]) -> np.ndarray:
+    """BGR uint8 pictures (one size) as the networks' N x 3 x H x W float input, 0..1 less 0.5."""
+    return cv2.dnn.blobFromImages(images, scalefactor=1.0 / 255.0, mean=(127.5, 127.5, 127.5), swapRB=False)
+
+
+_lock = threading.Lock()
+_nets: dict[str, cv2.dnn.Net] = {}
+
+
+def _net(path: Path) -> cv2.dnn.Net:
+    with _lock:
+        net = _nets.get(str(path))
+        if net is None:
+            net = cv2.dnn.readNetFromONNX(str(path))
+            _nets[str(path)] = net
+        return net
+
+
+def _peaks(heat: np.ndarray) -> np.ndarray:
+    """(row, col) of heat-map cells above FOUND that are the largest in their 3x3 neighbourhood."""
+    top = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    return np.argwhere((heat >= FOUND) & (heat >= top))
+
+
+def find_dice(image_bgr: np.ndarray) -> list[tuple[float, float, float, float, float]]:
+    """Die candidates in the picture: (x, y, width, height, heat), pixels of `image_bgr`."""
+    small = finder_input(image_bgr)
+    net = _net(FINDER_FILE)
+    with _lock:
+        net.setInput(to_blob([small]))
+        out = net.forward()[0]
+    heat, size, offset = out[0], out[1:3], out[3:5]
+    h, w = image_bgr.shape[:2]
+    found: list[tuple[float, float, float, float, float]] = []
+    for r, c in _peaks(np.ascontiguousarray(heat)):
+        x = (c + 0.5 + float(offset[0, r, c])) * FINDER_STRIDE / FINDER_SCALE - 0.5
+        y = (r + 0.5 + float(offset[1, r, c])) * FINDER_STRIDE / FINDER_SCALE - 0.5
+        bw = max(float(size[0, r, c]), 0.1) * SIZE_UNIT / FINDER_SCALE
+        bh = max(float(size[1, r, c]), 0.1) * SIZE_UNIT / FINDER_SCALE
+        if -0.5 <= x <= w - 0.5 and -0.5 <= y <= h - 0.5:
+            found.append((x, y, bw, bh, float(heat[r, c])))
+    return _apart(found)
+
+
+def _apart(found: list[tuple[float, float, float, float, float]]) -> list[tuple[float, float, float, float, float]]:
+    """Candidates less those whose centre lies within half the size of a hotter one (one die, two peaks)."""
+    kept: list[tuple[float, float, float, float, float]] = []
+    for cand in sorted(found, key=lambda f: -f[4]):
+        x, y, bw, bh, _ = cand
+        if all(np.hypot(x - k[0], y - k[1]) > 0.5 * min(max(bw, bh), max(k[2], k[3])) for k in kept):
+            kept.append(cand)
+    return kept
+
+
+def read_faces(image_bgr: np.ndarray, found: list[tuple[float, float, float, float, float]]) -> list[Die]:
+    """The reader's face for each candidate; a candidate the reader calls "not a die" is dropped."""
+    if not found:
+        return []
+    crops = [die_crop(image_bgr, (x, y), CROP_MARGIN * max(bw, bh)) for x, y, bw, bh, _ in found]
+    net = _net(READER_FILE)
+    with _lock:
+        net.setInput(to_blob(crops))
+        logits = net.forward()
+    logits = logits.reshape(len(found), -1).astype(np.float64)
+    prob = np.exp(logits - logits.max(axis=1, keepdims=True))
+    prob /= prob.sum(axis=1, keepdims=True)
+    dice: list[Die] = []
+    for (x, y, bw, bh, _), p in zip(found, prob):
+        face = int(np.argmax(p))
+        if face == NOT_A_DIE:
+            continue
+        dice.append(Die(value=face, sides=6, centre_px=(x, y),
+                        box_px=(x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2), confidence=float(p[face])))
+    return dice
+
+
+def read_d6(image_bgr: np.ndarray) -> list[Die]:
+    """The d6 dice in a BGR picture, in its pixels, in reading order (top to bottom, left to right)."""
+    dice = read_faces(image_bgr, find_dice(image_bgr))
+    return sorted(dice, key=lambda d: (round(d.centre_px[1] / 20.0), d.centre_px[0]))
