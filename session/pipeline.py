@@ -236,6 +236,8 @@ class Pipeline:
         self.overrules = Overrules()
         self.take_backs = TakeBacks()
         self._last: LastRuling | None = None
+        self._undoable: LastRuling | None = None
+        """The last ruling that changed the game (a refused one changes nothing): what Undo takes back."""
         self._frame = -1
         self._terrain_tags = {p.tag for p in self.terrain if p.tag is not None}
         self._mounts = {m.tag: m for u in roster.units.values() for m in u.mounts} if roster is not None else {}
@@ -264,6 +266,7 @@ class Pipeline:
         self.overrules = copy.deepcopy(cp.overrules) if cp.overrules is not None else Overrules()
         self.take_backs = copy.deepcopy(cp.take_backs) if cp.take_backs is not None else TakeBacks()
         self._last, self._frame = cp.last, cp.frame
+        self._undoable = None  # Undo reaches back no further than the table's own last declaration
         self.pending, self.last_dice, self._roll_ids = cp.pending, cp.last_dice, cp.roll_ids
         if cp.fuser is not None and cp.fuser.mounts == self.fuser.mounts:  # the tags' learnt biases, same roster
             self.fuser = copy.deepcopy(cp.fuser)
@@ -408,13 +411,13 @@ class Pipeline:
             self.pending = None
             return [{"rule": "tablesight.undo", "outcome": Outcome.INFO.value, "unit": None, "numbers": {},
                      "message": f"Undone: {words}, which was waiting for its dice; nothing was ruled."}]
-        last = self._last
+        last = self._undoable
         if last is None or last.camera:
             why = ("the last ruling was a figure moved on the table: move it back instead" if last is not None else
                    "nothing was declared since the game started, or the last declaration was already undone")
             return [{"rule": "tablesight.undo", "outcome": Outcome.ILLEGAL.value, "unit": None, "numbers": {},
                      "message": f"There is no declaration to undo: {why}."}]
-        self.state, self._last = last.state_before, None
+        self.state, self._last, self._undoable = last.state_before, None, None
         self.pending = None
         words = self.words(last.action)
         return [{"rule": "tablesight.undo", "outcome": Outcome.INFO.value, "unit": last.action.unit,
@@ -512,6 +515,8 @@ class Pipeline:
         """An overrule, decided in session/overrule.py; the game goes on from the state it leaves."""
         ruled = self.overrules.overrule(action, self.state, self._last, self._name,
                                         self.roster.owners() if self.roster is not None else [])
+        if ruled.state is not self.state:
+            self._undoable = None  # the overrule took the action back already
         self.state, self._last = ruled.state, ruled.last
         for v in ruled.verdicts:  # a move the camera found illegal, overruled to legal, stands: no longer taken back
             if v.get("rule") == "tablesight.overrule" and v.get("numbers", {}).get("outcome") == "legal" \
@@ -640,8 +645,9 @@ class Pipeline:
         keys = frozenset((self._frame, v.rule, v.unit) for v in result.verdicts)
         state_before = self.state
         last = LastRuling(self.state, action, dict(before), keys, camera)
+        self._last = last  # what a correction rules again (an illegal move too)
         if result.state is not self.state and result.state != self.state:
-            self._last = last  # what Undo and a correction take back: a ruling that changed the game
+            self._undoable = last  # what Undo takes back: the last ruling that changed the game
         self.state = result.state
         out = [v.to_json() for v in result.verdicts]
         if not result.rolls:

@@ -46,5 +46,6 @@ def test_settling_again_freezes_nothing_more() -> None:
     frozen = gc.get_freeze_count()
     kept = [[k] for k in range(1000)]  # new containers, alive
     settle()
-    assert gc.get_freeze_count() == frozen
+    # nothing more frozen (a frozen object another test's thread lets go of leaves the count, so it may shrink)
+    assert gc.get_freeze_count() <= frozen
     assert len(kept) == 1000

@@ -191,7 +191,9 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
 
   async function loadTerrain() {
     try { state.terrain = (await api(terrainPath)).pieces || []; } catch (e) { state.terrain = []; }
-    if (state.msg) redraw(null);  // a paused replay shows one frame: its board is drawn again with the terrain
+    // a paused replay shows one frame: its board is drawn again with the terrain (paced as a frame is, so a
+    // playing feed's board is still drawn no more often than BOARD_EVERY_MS)
+    if (state.msg) redraw(null, true);
   }
   loadTerrain();
   state.namesKnown = rosterNames(setupPath);
