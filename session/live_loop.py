@@ -9,7 +9,8 @@ sought; a camera that stops delivering frames is reported ("lost") and reopened 
 A declaration never waits for a frame: the loop's thread holds one lock around every ruling (a frame's `process`,
 a seek, a new pipeline) and publishing, and a declaration takes that lock and is ruled at once, between two frames,
 against the positions of the last frame processed (`declare`). The players' dice go the same way (`answer_roll`,
-`cancel_roll`, `correct_roll`); while a roll is pending the tray is read in each frame (session/dice_watch.py).
+`cancel_roll`, `correct_roll`); while a roll is pending the dice are read in each frame, in the tray or on the
+table away from the bases (session/dice_watch.py).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from rules.roster import Roster
 from session.board_grid import GridKeys
 from session.broadcast import Broadcast
 from session.carry import carry_game
-from session.dice_watch import DiceWatch
+from session.dice_watch import DiceWatch, table_seen
 from session.drivable import (
     AtEnd,
     Feed,
@@ -187,7 +188,8 @@ class LiveLoop:
         """The last frame processed and when it was read (time.time()): how old the positions a declaration is ruled
         on are."""
         self.dice = DiceWatch()
-        """Reads the dice tray while a roll is pending (session/dice_watch.py)."""
+        """Reads the dice (the tray, else the table away from the bases) while a roll is pending
+        (session/dice_watch.py)."""
         self.store: Any = None
         """A SessionStore that is recording this loop, or None: declared actions and their verdicts go into it."""
         self.recorder: LoopRecorder | None = None
@@ -414,17 +416,22 @@ class LiveLoop:
             return bool(getattr(self._pipeline, "roll_for_us", on))
 
     def _look_at_dice(self, result: FrameLike) -> None:
-        """While a roll is pending, read the tray in the frame; a roll the camera read whole fills it (source
-        "camera"), ruled at this frame."""
-        pending = getattr(self._pipeline, "pending", None)
+        """While a roll is pending, read the dice in the frame: in the tray when one is marked, else on the table
+        away from the bases (session/dice_watch.py); a roll the camera read whole fills it (source "camera"), ruled
+        at this frame."""
+        pipe = self._pipeline
+        pending = getattr(pipe, "pending", None)
         if pending is None:
             self.dice.idle()
             return
         try:
+            table = None
+            if self.dice.tray is None and self.dice.available:
+                table = table_seen(result, getattr(pipe, "positions", None) or {}, getattr(pipe, "roster", None))
             faces = self.dice.look(result.image, int(result.frame_index), pending.id, pending.request.sides,
-                                   pending.request.count)
+                                   pending.request.count, table)
         except Exception:  # noqa: BLE001 - the dice can always be typed
-            log.warning("reading the dice tray failed", exc_info=True)
+            log.warning("reading the dice failed", exc_info=True)
             return
         if faces is None:
             return

@@ -417,12 +417,56 @@ def test_the_live_loop_fills_a_pending_roll_from_the_frames_it_reads() -> None:
 
 
 @pytest.mark.skipif(_models_missing(), reason="the d6 reader's models (vision/dice/models) are not built yet")
-@pytest.mark.xfail(reason="the d6 reader's first models read 0 of 24 rendered 1080p table trays right (white d6 "
-                   "30-43 px across, flat, apart; this tray reads 4 at 0.31 for its 5): the camera's path to the "
-                   "rules is whole (the test above), the reader is not there yet", strict=False)
+@pytest.mark.xfail(reason="this tray's one die (black, gold pips, leaning on the wall) is read a 5 at 0.78 "
+                   "confidence, under the 0.8 at which the camera fills a roll by itself: the players are asked to "
+                   "tap it (seeded trays: the test below)", strict=False)
 def test_the_table_camera_reads_a_rolled_tray_into_a_valknut_attack() -> None:
     """The issue's "done when": the same, read by vision.dice.read_dice."""
     _camera_fills_the_roll()
+
+
+SEEDED_TRAYS = range(8)
+"""Seeds of the trays below: the first eight, not chosen."""
+FILLED_AT_LEAST = 4
+"""Of the eight, the camera fills at least this many rolls by itself (measured: 5 with the shipped models, trays 1,
+2, 5, 6 and 7; the other three dice are read under LOW_CONFIDENCE and put to the players, which is no failure)."""
+
+
+@pytest.mark.skipif(_models_missing(), reason="the d6 reader's models (vision/dice/models) are not built yet")
+def test_the_real_reader_fills_valknut_attacks_from_rendered_trays_with_the_faces_rolled() -> None:
+    """The issue's "done when" over seeded trays: a 1080p table camera 34" up sees a 6" x 4" tray with one d6 in any
+    look (translucent, marbled, leaning on the wall or not), still for NEEDED_FRAMES frames of their own sensor
+    noise; DiceWatch with the real reader (vision.dice.read_dice) fills the roll, and the Valknut attack is ruled
+    with the camera's face (4+ hits: 2 damage). Never a wrong face; at least FILLED_AT_LEAST of the eight filled."""
+    from vision.dice import read_dice
+    from vision.synth.dice import FELTS, render_table_with_tray, roll_dice, tray_polygon_px
+    from vision.synth.dice import Tray as RenderedTray
+    from vision.synth.render import Scene, camera_framing_board
+
+    board = (30.0, 22.0)
+    pose = camera_framing_board(board, 34.0, 12.0, 0.0, (1920, 1080))
+    filled: list[int] = []
+    for seed in SEEDED_TRAYS:
+        tray = RenderedTray((25.0, 5.0), felt=FELTS[seed % len(FELTS)])
+        rendered, truth = render_table_with_tray(Scene.at(pose, board, noise_sigma=1.0), tray,
+                                                 roll_dice(tray, 6, 1, seed), seed=seed)
+        watch = DiceWatch(read=read_dice)
+        watch.set_tray(Tray.of(tray_polygon_px(tray, pose).tolist(), (1920, 1080)))
+        grain = np.random.default_rng(seed)
+        faces = None
+        for frame in range(NEEDED_FRAMES):
+            image = np.clip(rendered.image + grain.normal(0.0, 1.5, rendered.image.shape), 0, 255).astype(np.uint8)
+            faces = watch.look(image, frame, 1, 6, 1) or faces
+        if faces is None:
+            continue
+        assert faces == [truth[0].value], f"tray {seed}: read {faces}, rolled {truth[0].value}"
+        pipe = _pipeline()
+        pipe.declare(ATTACK)
+        out = pipe.declare(DiceAnswer.of(ATTACK, faces, "camera"))
+        roll = next(v for v in out if v["rule"] == "valknut.attack.roll")
+        assert roll["numbers"]["roll"] == faces[0] and _hp(pipe) == (8 if faces[0] >= 4 else 10)
+        filled.append(seed)
+    assert len(filled) >= FILLED_AT_LEAST, f"the camera filled trays {filled} of {list(SEEDED_TRAYS)}"
 
 
 # ------------------------------------------------------------------------------------------ camera moves

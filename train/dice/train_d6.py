@@ -1,16 +1,18 @@
 """Train the d6 finder and reader (vision/dice/d6.py) on the real dice-tray photos, with 5-fold held-out figures.
 
     pip install -e '.[train]'
-    OMP_NUM_THREADS=1 nice -n 10 python train/dice/train_d6.py [--data DIR] [--folds 0,1,2,3,4,final]
+    python train/dice/render_d6.py --out /tmp/d6_rendered          # 480 rendered trays, ~5 min
+    OMP_NUM_THREADS=1 nice -n 10 python train/dice/train_d6.py --rendered /tmp/d6_rendered [--folds 0,1,2,3,4,final]
     python train/dice/train_d6.py --summary
 
 `--data` defaults to tests/data/dice_tray_d6 (200 photos, labels.json: each die's box and face word). Photos are
 split into 5 folds by photo (seeded shuffle of the sorted names). For each fold k the two networks are trained
-on the other 160 photos and the whole reader (the ONNX files through cv2.dnn, as shipped) is scored on the 40
+on the other 160 photos (and, with --rendered, on the rendered trays too, which are never scored) and the whole
+reader (the ONNX files through cv2.dnn, as shipped) is scored on the 40
 held-out photos; "final" trains on all 200 and writes the shipped pair to --final-to (vision/dice/models/).
 The fold models and figures go to --work (default /tmp/d6_train, fold<k>.json); `--summary` gathers them into
 vision/dice/models/d6_heldout.json (what `tablesight bench` and the model card quote); `--rescore` scores the
-fold models there again; `--reader-only` trains the reader on the finder already in place. Nothing is tuned
+fold models there again; `--train` names what to train (the rest is taken as it lies in the fold's folder). Nothing is tuned
 on held-out figures (see the model card for what was seen when).
 
 One thread (torch.set_num_threads(1)); seed SEED; CPU only.
@@ -43,22 +45,41 @@ FOLDS = 5
 FINDER_CROP = 160
 FINDER_STEPS = 1100
 FINDER_BATCH = 12
-READER_EPOCHS = 30
+PHOTOS_READER = ((16, 32, 64), 30)
+"""The reader trained on the real photos alone: its channels and epochs."""
+TABLE_READER = ((24, 40, 72), 45)
+"""The reader trained on the real photos and the rendered table trays: its channels and epochs."""
 READER_BATCH = 32
+RENDERED_SHARE = 0.5
+"""With --rendered: the share of the finder's crops cut from rendered trays, and the rendered dice in each reader
+epoch as many as this share of all (drawn afresh each epoch)."""
 
 
 # ------------------------------------------------------------------------------------------------ data
 
-def load(data: Path) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
-    """(name, BGR photo, boxes N x 4 [x0, y0, x1, y1] corner coordinates, faces N) for every labelled photo."""
+def load(data: Path, prefix: str = "") -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """(name, BGR photo, boxes N x 4 [x0, y0, x1, y1] corner coordinates, faces N) for every labelled photo;
+    `prefix` before each name (rendered pictures are named "rendered/...")."""
     labels = json.loads((data / "labels.json").read_text())
     out = []
     for name in sorted(labels):
         img = cv2.imread(str(data / "photos" / name), cv2.IMREAD_COLOR)
         boxes = np.array([d["box"] for d in labels[name]], np.float64).reshape(-1, 4)
         faces = np.array([FACES.index(d["label"]) + 1 for d in labels[name]], np.int64)
-        out.append((name, img, boxes, faces))
+        out.append((prefix + name, img, boxes, faces))
     return out
+
+
+def is_rendered(photo: tuple) -> bool:
+    return photo[0].startswith("rendered/")
+
+
+def pick(photos: list, rng: np.random.Generator) -> tuple:
+    """A training photo: a rendered one RENDERED_SHARE of the time when there are both kinds."""
+    real = [p for p in photos if not is_rendered(p)]
+    rendered = [p for p in photos if is_rendered(p)]
+    pool = rendered if rendered and (not real or rng.random() < RENDERED_SHARE) else real
+    return pool[int(rng.integers(len(pool)))]
 
 
 def fold_of(names: list[str]) -> dict[str, int]:
@@ -189,7 +210,7 @@ def train_finder(photos: list, rng: np.random.Generator, log: str) -> Finder:
     net.train()
     t0 = time.time()
     for step in range(FINDER_STEPS):
-        batch = [finder_sample(photos[rng.integers(len(photos))], rng) for _ in range(FINDER_BATCH)]
+        batch = [finder_sample(pick(photos, rng), rng) for _ in range(FINDER_BATCH)]
         x = blob([b[0] for b in batch])
         heat = torch.from_numpy(np.stack([b[1] for b in batch]))
         reg = torch.from_numpy(np.stack([b[2] for b in batch]))
@@ -209,13 +230,14 @@ def train_finder(photos: list, rng: np.random.Generator, log: str) -> Finder:
 class Reader(nn.Module):
     """Class 0 "not a die", classes 1..6 the face up, from a CROP_PX square with the die's edges square to it."""
 
-    def __init__(self) -> None:
+    def __init__(self, widths: tuple[int, int, int]) -> None:
         super().__init__()
+        a, b, c = widths
         self.body = nn.Sequential(
-            cbr(3, 16), nn.MaxPool2d(2),
-            cbr(16, 32), cbr(32, 32), nn.MaxPool2d(2),
-            cbr(32, 64), cbr(64, 64), nn.MaxPool2d(2),
-            nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * (d6.CROP_PX // 8) ** 2, 7))
+            cbr(3, a), nn.MaxPool2d(2),
+            cbr(a, b), cbr(b, b), nn.MaxPool2d(2),
+            cbr(b, c), cbr(c, c), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * (d6.CROP_PX // 8) ** 2, 7))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.body(x)
@@ -229,7 +251,13 @@ def reader_items(photos: list, hard: list, rng: np.random.Generator) -> list[tup
     """One epoch's (photo index, x, y, side, class): every die, negatives beside and between dice and on the
     tray, and the finder's own false candidates (`hard`)."""
     items = []
+    real_dice = sum(len(p[2]) for p in photos if not is_rendered(p))
+    rendered_dice = sum(len(p[2]) for p in photos if is_rendered(p))
+    keep_rendered = 1.0 if not real_dice else min(1.0, RENDERED_SHARE / (1 - RENDERED_SHARE) * real_dice
+                                                  / max(rendered_dice, 1))
     for pi, (_, img, boxes, faces) in enumerate(photos):
+        if is_rendered(photos[pi]) and rng.random() >= keep_rendered:
+            continue
         h, w = img.shape[:2]
         cen = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], 1) - 0.5
         size = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
@@ -259,17 +287,20 @@ def reader_crop(photos: list, item: tuple, rng: np.random.Generator) -> np.ndarr
     return colour_jitter(crop, rng)
 
 
-def train_reader(photos: list, hard: list, rng: np.random.Generator, log: str) -> Reader:
-    net = Reader()
-    probe = reader_items(photos, hard, rng)
-    steps = READER_EPOCHS * math.ceil(len(probe) / READER_BATCH)
+def train_reader(photos: list, hard: list, rng: np.random.Generator, log: str,
+                 shape: tuple[tuple[int, int, int], int]) -> Reader:
+    widths, epochs = shape
+    net = Reader(widths)
+    per_epoch = math.ceil(len(reader_items(photos, hard, rng)) / READER_BATCH)
+    """Batches an epoch, the same every epoch (an epoch's items vary in number; the schedule needs its steps)."""
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps + READER_EPOCHS, pct_start=0.15)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * per_epoch,
+                                                pct_start=0.15)
     t0 = time.time()
-    for epoch in range(READER_EPOCHS):
+    for epoch in range(epochs):
         net.train()
         items = reader_items(photos, hard, rng)
-        order = rng.permutation(len(items))
+        order = np.resize(rng.permutation(len(items)), per_epoch * READER_BATCH)  # wrapped round if short
         total, right, n = 0.0, 0, 0
         for k in range(0, len(order), READER_BATCH):
             chunk = [items[i] for i in order[k:k + READER_BATCH]]
@@ -330,28 +361,44 @@ def hard_negatives(photos: list) -> list[tuple[int, float, float, float]]:
     return out
 
 
-def run_fold(photos: list, fold: str, folds: dict[str, int], out_dir: Path, reader_only: bool = False,
-             final_to: Path = d6.MODELS) -> None:
+def use_models(models: Path) -> None:
+    """d6.read_d6 runs the finder and readers in `models` from now on."""
+    d6.FINDER_FILE = models / "d6_finder.onnx"
+    d6.READER_FILE = models / "d6_reader.onnx"
+    d6.TABLE_READER_FILE = models / "d6_reader_table.onnx"
+    d6._nets.clear()
+
+
+def run_fold(photos: list, fold: str, folds: dict[str, int], out_dir: Path, train_what: set[str],
+             final_to: Path = d6.MODELS, rendered: list | None = None) -> None:
+    """Train `train_what` (of "finder", "photos", "table") for one fold; what is not trained is taken as it lies
+    in the fold's folder. The finder and the table reader learn from the rendered trays too, the photos reader
+    from the real photos alone."""
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED + (99 if fold == "final" else int(fold)))
-    train = [p for p in photos if fold == "final" or folds[p[0]] != int(fold)]
+    real = [p for p in photos if fold == "final" or folds[p[0]] != int(fold)]
+    train = real + list(rendered or [])
     test = [p for p in photos if fold != "final" and folds[p[0]] == int(fold)]
     t0 = time.time()
     models = final_to if fold == "final" else out_dir / f"fold{fold}"  # fold models stay out of the repo
-    d6.FINDER_FILE = models / "d6_finder.onnx"
-    d6.READER_FILE = models / "d6_reader.onnx"
-    if not reader_only:
+    use_models(models)
+    if "finder" in train_what:
         finder = train_finder(train, rng, f"[{fold}]")
         export(finder, d6.FINDER_FILE, (1, 3, 256, 256))
-    d6._nets.clear()
-    hard = hard_negatives(train)
+        d6._nets.clear()
+    hard = hard_negatives(train)  # the real photos come first: their indices are the same in `real`
     print(f"[{fold}] {len(hard)} hard negatives from the finder", flush=True)
-    reader = train_reader(train, hard, rng, f"[{fold}]")
-    export(reader, d6.READER_FILE, (1, 3, d6.CROP_PX, d6.CROP_PX))
+    if "photos" in train_what:
+        reader = train_reader(real, [h for h in hard if h[0] < len(real)], rng, f"[{fold} photos]", PHOTOS_READER)
+        export(reader, d6.READER_FILE, (1, 3, d6.CROP_PX, d6.CROP_PX))
+    if "table" in train_what and rendered:
+        reader = train_reader(train, hard, rng, f"[{fold} table]", TABLE_READER)
+        export(reader, d6.TABLE_READER_FILE, (1, 3, d6.CROP_PX, d6.CROP_PX))
     d6._nets.clear()
     minutes = (time.time() - t0) / 60
     if fold == "final":
         print(f"[final] trained in {minutes:.1f} min; on its own training photos: {score(photos)}", flush=True)
+        (out_dir / "final.json").write_text(json.dumps({"train_minutes": round(minutes, 1)}) + "\n")
         return
     result = {"fold": int(fold), "train_minutes": round(minutes, 1), **score(test)}
     print(f"[{fold}] held out: {result}", flush=True)
@@ -362,9 +409,7 @@ def rescore(photos: list, out_dir: Path) -> None:
     """Each fold's held-out figures again, from its models in `out_dir` (train_minutes kept)."""
     folds = fold_of([p[0] for p in photos])
     for k in range(FOLDS):
-        d6.FINDER_FILE = out_dir / f"fold{k}" / "d6_finder.onnx"
-        d6.READER_FILE = out_dir / f"fold{k}" / "d6_reader.onnx"
-        d6._nets.clear()
+        use_models(out_dir / f"fold{k}")
         old = json.loads((out_dir / f"fold{k}.json").read_text())
         result = {"fold": k, "train_minutes": old["train_minutes"], **score([p for p in photos if folds[p[0]] == k])}
         print(f"[{k}] held out: {result}", flush=True)
@@ -379,10 +424,12 @@ def summary(out_dir: Path, target: Path) -> None:
     target.write_text(json.dumps({
         "what": "d6 reader on held-out real photos: 5 folds by photo, each fold's models trained on the other 160",
         "data": "dice_tray_d6 (200 photos, 1,487 dice; BSD-3-Clause, Nell Byler)", "seed": SEED,
-        "command": "OMP_NUM_THREADS=1 nice -n 10 python train/dice/train_d6.py",
+        "command": "python train/dice/render_d6.py --out /tmp/d6_rendered && OMP_NUM_THREADS=1 python "
+                   "train/dice/train_d6.py --rendered /tmp/d6_rendered",
         "note": "wrong_confident: read wrong at confidence 0.8 or more (the rest of the wrong faces are put to the "
-                "players); train_minutes: both networks for folds 2 and 4, the reader alone (--reader-only, on the "
-                "finder of an earlier run with the same finder settings) for folds 0, 1, 3 and the shipped pair",
+                "players); every fold's finder, photos reader and table reader trained from scratch on its 160 "
+                "photos (and the finder and table reader on the 480 rendered trays too, never scored); "
+                "train_minutes: the three networks, one thread, on a shared 2-core machine",
         "folds": [{k: f[k] for k in ("fold", "train_minutes", *keys)} for f in folds],
         "total": total}, indent=1) + "\n")
     print(json.dumps(total))
@@ -394,7 +441,10 @@ def main() -> None:
     p.add_argument("--folds", default="0,1,2,3,4,final")
     p.add_argument("--work", type=Path, default=Path("/tmp/d6_train"), help="where the fold models and figures go")
     p.add_argument("--final-to", type=Path, default=d6.MODELS, help="where the shipped pair goes (default: the package's)")
-    p.add_argument("--reader-only", action="store_true", help="train the reader only, on the finder already there")
+    p.add_argument("--train", default="finder,photos,table",
+                   help="what to train (finder, photos, table); the rest is taken from the fold's folder")
+    p.add_argument("--rendered", type=Path, default=None,
+                   help="rendered trays (train/dice/render_d6.py) added to every fold's training, never scored")
     p.add_argument("--rescore", action="store_true", help="score the fold models in --work again (no training)")
     p.add_argument("--summary", action="store_true", help="only gather the fold figures into d6_heldout.json")
     args = p.parse_args()
@@ -408,10 +458,11 @@ def main() -> None:
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     photos = load(args.data)
+    rendered = load(args.rendered, "rendered/") if args.rendered else []
     folds = fold_of([p[0] for p in photos])
     for fold in args.folds.split(","):
         out_dir.mkdir(parents=True, exist_ok=True)
-        run_fold(photos, fold, folds, out_dir, args.reader_only, args.final_to)
+        run_fold(photos, fold, folds, out_dir, set(args.train.split(",")), args.final_to, rendered)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@ Two uses:
 
     view = phone_view(tray, dice, seed=3)   # view.image, view.dice (DieTruth), view.region_px
 
+(c) dice rolled straight onto the table, no tray: `render_table_with_dice(scene, Tray(centre_in=(x, y)), dice,
+    seed)` (the Tray only places them).
+
 The fonts of the d20 numerals are TrueType fonts found on the machine (DejaVu, Liberation; cv2's Hershey
 fonts where none is found): `NUMERAL_FONTS`; a die picks one by `font` (an index).
 """
@@ -782,3 +785,50 @@ def random_phone_tray(seed: int, sides: int = 20, count: int | None = None, font
                       hand=hand_on, noise=float(rng.uniform(1.0, 3.5)), jpeg=int(rng.integers(75, 95)),
                       blur_px=float(rng.uniform(0.3, 1.0)))
     return TrayCase(seed, sides, view, {"height_in": height})
+
+
+# ------------------------------------------------------------------------------------- dice on the bare table
+
+
+def draw_dice_on_table(image: np.ndarray, pose: CameraPose, spot: Tray, dice: Sequence[DieAt], seed: int,
+                       shadows: bool = True) -> tuple[np.ndarray, list[DieTruth]]:
+    """`dice` lying straight on the table, no tray drawn: `spot` only places them (its centre and yaw; a die's x, y
+    are inches from that centre), its felt and walls are unused. Returns the frame (float32; `image` is not
+    changed) and each die's truth in the order given (`visible`: the share not hidden by a nearer die)."""
+    rng = np.random.default_rng(seed)
+    out = image.astype(np.float32)
+    eye = _camera_centre(pose)
+    posed = [_pose(d, spot, rng) for d in dice]
+    if shadows:
+        for d, p in zip(dice, posed, strict=True):
+            _shadow(out, pose, p, d.edge)
+    drawn: list[tuple[int, tuple[np.ndarray, tuple[int, int], DieTruth] | None]] = []
+    for i in sorted(range(len(dice)), key=lambda i: -float(np.linalg.norm(posed[i].centre - eye))):
+        drawn.append((i, _draw_die(out, pose, dice[i], posed[i], rng)))
+    cover = np.zeros(out.shape[:2], np.float32)
+    truths: dict[int, DieTruth] = {}
+    for i, res in reversed(drawn):
+        if res is None:
+            continue
+        mask, (x0, y0), t = res
+        H, W = mask.shape
+        full = np.zeros(out.shape[:2], np.float32)
+        ix0, iy0, ix1, iy1 = max(0, x0), max(0, y0), min(out.shape[1], x0 + W), min(out.shape[0], y0 + H)
+        full[iy0:iy1, ix0:ix1] = mask[iy0 - y0 : iy1 - y0, ix0 - x0 : ix1 - x0]
+        area = float(mask.sum())
+        truths[i] = replace(t, visible=float((full * (1 - cover)).sum()) / area if area > 0 else 0.0)
+        cover = np.maximum(cover, full)
+    return out, [truths[i] for i in range(len(dice)) if i in truths]
+
+
+def render_table_with_dice(scene: Scene, spot: Tray, dice: Sequence[DieAt], seed: int,
+                           ) -> tuple[Rendered, list[DieTruth]]:
+    """`render_scene(scene, seed)` with `dice` rolled straight onto the table around `spot`'s centre (no tray; see
+    draw_dice_on_table), drawn over whatever lies there; the scene's blur, noise and JPEG applied after them as
+    `render_scene` does."""
+    clean = replace(scene, blur_px=0.0, noise_sigma=0.0, jpeg_quality=None)
+    rendered = render_scene(clean, seed)
+    pose = CameraPose(scene.camera, np.asarray(scene.rvec), np.asarray(scene.tvec))
+    img, truths = draw_dice_on_table(rendered.image, pose, spot, dice, seed)
+    out = _finish(img, np.random.default_rng(seed + 1), scene.blur_px, scene.noise_sigma, scene.jpeg_quality)
+    return replace(rendered, image=out), truths

@@ -222,9 +222,13 @@ export function startDice({ onRuled } = {}) {
     readCentres = centres;
     const faces = read.dice.map((d, i) => camFaces[i] ?? d.value);
     const low = (read.low || []).filter((i) => camFaces[i] === undefined);
-    const bits = [`The camera reads ${counted(read.dice.length, "die", "dice")}: ${faces.join(" ")}`];
+    const where = read.where === "table" ? " on the table" : "";  // no tray marked: the table away from the bases
+    const bits = [`The camera reads ${counted(read.dice.length, "die", "dice")}${where}: ${faces.join(" ")}`];
     if (read.needed_frames) bits.push(`still for ${read.still_frames} of ${read.needed_frames} frames`);
-    let note = read.dice.length ? bits.join(", ") + "." : "The camera sees no dice in the tray yet: roll them there, or tap the faces.";
+    const none = read.where === "table"
+      ? "The camera sees no dice on the table yet: roll them away from the bases, or tap the faces."
+      : "The camera sees no dice in the tray yet: roll them there, or tap the faces.";
+    let note = read.dice.length ? bits.join(", ") + "." : none;
     if (low.length) note += ` ${low.length === 1 ? "One die is" : `${low.length} dice are`} unsure: tap ${low.length === 1 ? "it" : "each"} to set its face.`;
     if (read.dice.length && read.dice.length !== req.count) note += ` The roll takes ${counted(req.count, "die", "dice")}.`;
     if (picking !== null) note = `Which face does the die framed in white show? Tap it here (it was read as ${faces[picking]}):`;
