@@ -1,30 +1,29 @@
-"""Train the d20 numeral reader (vision/dice/d20.py -> vision/dice/models/d20_reader.onnx), on CPU.
+"""Train the d20 finder and reader (vision/dice/d20.py -> vision/dice/models/d20_finder.onnx, d20_reader.onnx).
 
     pip install -e '.[train]'
-    OMP_NUM_THREADS=1 nice -n 10 python train/dice/train_d20.py data [--views 400] [--synthetic 40000]
-    OMP_NUM_THREADS=1 nice -n 10 python train/dice/train_d20.py fit [--epochs 18]
+    OMP_NUM_THREADS=1 nice -n 10 python train/dice/render_d20.py --out /tmp/d20_data --views 2000
+    OMP_NUM_THREADS=1 nice -n 10 python train/dice/train_d20.py --data /tmp/d20_data [--stage all|finder|reader]
 
-Two kinds of examples, all in the reader's own input (`d20.turned` of a numeral square, 32 x 32, the ink
-bright), never a photo:
-- font patches (`synthetic_patch`): a numeral drawn from a TrueType or Hershey font (stroke thinner or
-  thicker, slanted, stretched, 0.28-0.48 of the face's edge high), on a face triangle with its three
-  neighbours' shades and numerals, blur, noise, glare;
-- rendered patches (`view_samples`): close views by `vision.synth.dice` (640 x 480, dice 80-200 px as in a
-  1280 px phone view) of 3 d20 in every look, each die found by the reader's `die_blobs` and cut by its
-  `face_patch`.
-Numerals within 9 degrees of upright are their value; turned 20-340 degrees, and felt, are class 0. Only
-the DejaVu and Hershey fonts are used (`train_fonts`): the Liberation fonts are kept for the tests and the
-bench, a font-held-out figure. One rendered view in ten is held out and scored at the end of `fit`.
-
-Network: 3 x (3x3 conv, ReLU, 2x2 max-pool) with 16/32/48 channels, 128 ReLU, 21 classes; Adam with a one-
-cycle rate, 18 epochs, batch 128, the rendered patches shown RENDERED_WEIGHT times an epoch, light contrast
-and noise augmentation; exported to ONNX (opset 13) with its softmax, read by cv2.dnn. Seeds: SEED for numpy
-and torch, one thread, CPU.
+Data: rendered close views only (`render_d20.py`: numerals in the DejaVu and Hershey fonts, never Liberation;
+dice of any colour and make). One view in ten (its seed's last digit 0) is held out: nothing is trained on it,
+and the whole reader (the ONNX files through cv2.dnn, as shipped) is scored on it at the end.
+- The finder (CenterNet-style, as the d6 finder): the view at `d20.finder_scale` times 0.75-1.35, a random
+  FINDER_CROP square, quarter-turned and mirrored, colours jittered; target a heat map of die centres (a die more
+  than half hidden is neither die nor background), each die's box width and height and its centre's offset.
+- The reader: `d20.face_crop` of every die at least 60 % visible, at the top face's guessed place
+  (`d20.face_centre`, as the reader guesses it from the finder's box), the centre moved by ~5 % of the die's
+  size and the size by ~8 % (the finder's spread), in one view in three as if the picture were cut to a tray's
+  box (CUT_SHARE); UPRIGHT squares turned within UPRIGHT_DEG of the numeral's upright (class: the numeral) and
+  TURNED squares turned TURNED_DEG or more from it (class 0, "no upright numeral"); class 0 also from the table,
+  the felt, the walls, a hand, beside a die, between two touching dice, and the finder's own false candidates
+  on the training views, at any turn; colours jittered (hue turned, channels scaled, grey, blur, noise).
+Seed SEED for numpy and torch; one thread; CPU.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -32,231 +31,414 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from bench.dice import match  # noqa: E402
 from vision.dice import d20  # noqa: E402
-from vision.synth import dice as synth  # noqa: E402
 
 SEED = 20261127
-CLASSES = 21
-RENDERED_WEIGHT = 3
+FINDER_CROP = 192
+FINDER_STEPS = 1000
+FINDER_BATCH = 12
+READER_EPOCHS = 12
+READER_BATCH = 64
+READER_WIDTHS = (16, 32, 48, 48, 64, 128)
+"""The reader's five convolutions' channels and its hidden layer."""
+UPRIGHT = 2
+"""Squares of each die with its numeral within UPRIGHT_DEG of upright (its value)..."""
+TURNED = 3
+"""... and turned TURNED_DEG or more from upright (class 0): the reader must say which turn is upright."""
+UPRIGHT_DEG = 15.0
+TURNED_DEG = 25.0
+HALF_TURN_ALIKE = (1, 8, 11)
+"""Numerals that read the same turned half round: their TURNED squares are never near the half turn."""
+SEEN = 0.6
+"""A die at least this visible is read in training; the finder counts one at least half visible."""
+CUT_SHARE = 0.35
+"""The share of views whose reader crops take the optical centre and focal length of a random cut of the picture
+(`vision.dice.read_dice` and the session read a tray's box, not knowing the whole picture's middle)."""
 
 
-def train_fonts() -> list[int]:
-    """Indices in NUMERAL_FONTS of the fonts training may see (no Liberation font)."""
-    return [i for i, f in enumerate(synth.NUMERAL_FONTS) if "Liberation" not in f]
+def image(path: Path) -> np.ndarray:
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise SystemExit(f"{path} is not an image; render the views again (render_d20.py).")
+    return img
 
 
-def held_out_fonts() -> list[int]:
-    """The fonts kept for tests and the bench: never seen in training."""
-    return [i for i, f in enumerate(synth.NUMERAL_FONTS) if "Liberation" in f] or train_fonts()
+def held_out(name: str) -> bool:
+    return int(Path(name).stem) % 10 == 0
 
 
-def view_samples(seed: int, fonts: list[int]) -> tuple[list[np.ndarray], list[int]]:
-    """Patches and labels from one rendered close view of 3 d20s."""
-    rng = np.random.default_rng(seed)
-    tray = synth.Tray((10.0, 10.0), (float(rng.uniform(2.6, 3.4)), float(rng.uniform(2.4, 2.8))), float(rng.uniform(-10, 10)),
-                      synth.FELTS[int(rng.integers(len(synth.FELTS)))])
-    dice = synth.roll_dice(tray, 20, 3, rng, fonts=fonts, touching=0.35, leaning=0.0)
-    view = synth.phone_view(tray, dice, seed, float(rng.uniform(5.5, 10.0)), float(rng.uniform(0, 16)),
-                            float(rng.uniform(-180, 180)), image_size=(640, 480), noise=float(rng.uniform(1, 3.5)),
-                            jpeg=int(rng.integers(72, 95)), blur_px=float(rng.uniform(0.3, 1.0)), hfov_deg=33.4)
-    view_image, ox, oy = d20.tray_crop(view.image, view.region_px)
-    # the phone's 62 degree view at 1280 px equals 33.4 degrees at 640 px: dice keep their close-view size
-    blobs = d20.die_blobs(view_image)
-    patches: list[np.ndarray] = []
-    labels: list[int] = []
-    for t in view.dice:
-        if t.visible < 0.97:
+def load(data: Path) -> list[tuple[str, dict]]:
+    labels = json.loads((data / "labels.json").read_text())
+    return [(n, labels[n]) for n in sorted(labels)]
+
+
+def boxes_of(lab: dict, least: float) -> np.ndarray:
+    return np.array([d["box"] for d in lab["dice"] if d["visible"] >= least], np.float64).reshape(-1, 4)
+
+
+def colour_jitter(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Hue turned, saturation, brightness and contrast scaled, channels scaled, sometimes grey, blurred or noisy."""
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.float32)
+    if rng.random() < 0.5:
+        hsv[..., 0] = (hsv[..., 0] + rng.uniform(0, 180)) % 180
+    hsv[..., 1] *= rng.uniform(0.6, 1.4)
+    hsv[..., 2] *= rng.uniform(0.7, 1.25)
+    out = cv2.cvtColor(np.clip(hsv, 0, 255).astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
+    mean = out.mean()
+    out = (out - mean) * rng.uniform(0.7, 1.3) + mean + rng.uniform(-25, 25)
+    out *= rng.uniform(0.88, 1.12, size=3)
+    if rng.random() < 0.1:
+        out[:] = out.mean(axis=2, keepdims=True)
+    if rng.random() < 0.25:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.2))
+    if rng.random() < 0.3:
+        out += rng.normal(0, rng.uniform(1, 7), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def cbr(i: int, o: int, s: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+
+# ---------------------------------------------------------------------------------------------- finder
+
+class Finder(nn.Module):
+    """Heat map of die centres (sigmoid), width and height (SIZE_UNIT), centre offset in the cell; stride 4."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.s2 = cbr(3, 16, 2)
+        self.s4 = nn.Sequential(cbr(16, 24, 2), cbr(24, 24))
+        self.s8 = nn.Sequential(cbr(24, 32, 2), cbr(32, 32))
+        self.s16 = nn.Sequential(cbr(32, 48, 2), cbr(48, 48), cbr(48, 48))
+        self.l16 = nn.Conv2d(48, 32, 1)
+        self.m8 = cbr(32, 32)
+        self.l8 = nn.Conv2d(32, 24, 1)
+        self.m4 = cbr(24, 24)
+        self.head = nn.Sequential(cbr(24, 24), nn.Conv2d(24, 5, 1))
+        self.head[-1].bias.data[0] = -2.2  # type: ignore[index,union-attr]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a4 = self.s4(self.s2(x))
+        a8 = self.s8(a4)
+        a16 = self.s16(a8)
+        b8 = self.m8(a8 + F.interpolate(self.l16(a16), scale_factor=2.0, mode="nearest"))
+        b4 = self.m4(a4 + F.interpolate(self.l8(b8), scale_factor=2.0, mode="nearest"))
+        y = self.head(b4)
+        return torch.cat([torch.sigmoid(y[:, :1]), y[:, 1:]], dim=1)
+
+
+STORE = 0.5
+"""The finder's training views are kept in memory at this scale of the rendered 960 x 720."""
+
+
+def finder_sample(view: tuple[np.ndarray, dict, float], rng: np.random.Generator,
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One FINDER_CROP crop of a view at a random scale, quarter-turn and mirror: (BGR, heat, regression,
+    ignore)."""
+    img, lab, full_side = view
+    f = d20.FINDER_SIDE / full_side * math.exp(rng.uniform(math.log(0.75), math.log(1.35)))
+    g = f / STORE  # from the stored picture
+    h, w = img.shape[:2]
+    sw, sh = max(8, round(w * g)), max(8, round(h * g))
+    small = cv2.resize(img, (sw, sh), interpolation=cv2.INTER_AREA if g < 1 else cv2.INTER_LINEAR)
+    c = FINDER_CROP
+    pad = c // 2
+    small = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REFLECT_101)
+    seen = [d for d in lab["dice"] if d["visible"] >= 0.5]
+    hidden = [d for d in lab["dice"] if d["visible"] < 0.5]
+    # boxes in continuous coordinates (a pixel i spans [i, i + 1)), scaled and padded
+    b = (np.array([d["box"] for d in seen], np.float64).reshape(-1, 4) + 0.5) * f + pad
+    hb = (np.array([d["box"] for d in hidden], np.float64).reshape(-1, 4) + 0.5) * f + pad
+    if len(b) and rng.random() < 0.7:
+        k = rng.integers(len(b))
+        cx, cy = (b[k, 0] + b[k, 2]) / 2, (b[k, 1] + b[k, 3]) / 2
+        x0, y0 = int(cx - rng.uniform(0.1, 0.9) * c), int(cy - rng.uniform(0.1, 0.9) * c)
+    else:
+        x0, y0 = int(rng.uniform(0, small.shape[1] - c)), int(rng.uniform(0, small.shape[0] - c))
+    x0 = int(np.clip(x0, 0, max(0, small.shape[1] - c)))
+    y0 = int(np.clip(y0, 0, max(0, small.shape[0] - c)))
+    crop = small[y0:y0 + c, x0:x0 + c]
+    if crop.shape[0] < c or crop.shape[1] < c:
+        crop = cv2.copyMakeBorder(crop, 0, c - crop.shape[0], 0, c - crop.shape[1], cv2.BORDER_REFLECT_101)
+    shift = np.array([x0, y0, x0, y0])
+    b, hb = b - shift, hb - shift
+    cx, cy, bw, bh = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2, b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    hx, hy, hs = (hb[:, 0] + hb[:, 2]) / 2, (hb[:, 1] + hb[:, 3]) / 2, np.maximum(hb[:, 2] - hb[:, 0], hb[:, 3] - hb[:, 1])
+    for _ in range(int(rng.integers(4))):  # quarter-turns (counter-clockwise): (x, y) -> (y, c - x)
+        crop = np.rot90(crop)
+        cx, cy, bw, bh = cy, c - cx, bh, bw
+        hx, hy = hy, c - hx
+    if rng.random() < 0.5:
+        crop = crop[:, ::-1]
+        cx, hx = c - cx, c - hx
+    crop = colour_jitter(np.ascontiguousarray(crop), rng)
+    n = c // d20.FINDER_STRIDE
+    heat = np.zeros((n, n), np.float32)
+    reg = np.zeros((5, n, n), np.float32)
+    ignore = np.zeros((n, n), np.float32)
+    ys, xs = np.mgrid[0:n, 0:n].astype(np.float32) + 0.5
+    for x, y, s in zip(hx / d20.FINDER_STRIDE, hy / d20.FINDER_STRIDE, hs / d20.FINDER_STRIDE):
+        ignore = np.maximum(ignore, ((xs - x) ** 2 + (ys - y) ** 2 < (0.5 * s) ** 2).astype(np.float32))
+    for x, y, ww, hh in zip(cx / d20.FINDER_STRIDE, cy / d20.FINDER_STRIDE, bw, bh):
+        if not (0 <= x < n and 0 <= y < n):
             continue
-        tx, ty = t.centre_px[0] - ox, t.centre_px[1] - oy
-        near = [b for b in blobs if math.hypot(b[0] - tx, b[1] - ty) < 0.25 * b[2] and 0.7 < b[2] / t_width(t) < 1.4]
-        if not near:
-            continue
-        bw = near[0][2]
-        fx, fy = t.face_px[0] - ox, t.face_px[1] - oy
-        upright = 90.0 - t.up_deg
-        for _ in range(3):  # about where the reader guesses the top face (see d20.LEAN)
-            j = rng.normal(0, 0.07, 2) * bw
-            patches.append(d20.face_patch(view_image, (fx + j[0], fy + j[1]), bw * rng.uniform(0.9, 1.1),
-                                          upright + rng.uniform(-9, 9)))
-            labels.append(t.value)
-        for _ in range(3):
-            j = rng.normal(0, 0.07, 2) * bw
-            patches.append(d20.face_patch(view_image, (fx + j[0], fy + j[1]), bw, upright + rng.uniform(20, 340)))
-            labels.append(0)
-    h, w = view_image.shape[:2]
-    for _ in range(2):  # felt, walls, the table
-        x, y = rng.uniform(0, w), rng.uniform(0, h)
-        if all(math.hypot(x + ox - t.centre_px[0], y + oy - t.centre_px[1]) > 80 for t in view.dice):
-            patches.append(d20.face_patch(view_image, (x, y), rng.uniform(80, 200), rng.uniform(0, 360)))
-            labels.append(0)
-    return patches, labels
+        sigma = max(0.6, 0.12 * max(ww, hh) / d20.FINDER_STRIDE)
+        heat = np.maximum(heat, np.exp(-((xs - x) ** 2 + (ys - y) ** 2) / (2 * sigma * sigma)))
+        i, j = int(y), int(x)
+        heat[i, j] = 1.0
+        reg[:, i, j] = (ww / d20.SIZE_UNIT, hh / d20.SIZE_UNIT, x - j - 0.5, y - i - 0.5, 1.0)
+    ignore[heat > 0.05] = 0.0
+    return crop, heat, reg, ignore
 
 
-def t_width(t: synth.DieTruth) -> float:
-    """A rendered die's width as the reader measures it (equivalent diameter of its box), px."""
-    b = t.box_px
-    return 2.0 * math.sqrt((b[2] - b[0]) * (b[3] - b[1]) * 0.8 / math.pi)
+def finder_loss(out: torch.Tensor, heat: torch.Tensor, reg: torch.Tensor, ignore: torch.Tensor) -> torch.Tensor:
+    """CenterNet's focal loss on the heat map (nothing where a hidden die is) plus L1 on size and offset."""
+    p = out[:, 0].clamp(1e-4, 1 - 1e-4)
+    pos = heat.eq(1).float()
+    neg = (1 - pos) * (1 - ignore)
+    pos_loss = (torch.log(p) * (1 - p) ** 2 * pos).sum()
+    neg_loss = (torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * neg).sum()
+    n = pos.sum().clamp(min=1)
+    mask = reg[:, 4:5]
+    l1 = (torch.abs(out[:, 1:5] - reg[:, :4]) * mask).sum() / n
+    return -(pos_loss + neg_loss) / n + l1
 
 
-def synthetic_patch(rng: np.random.Generator, fonts: list[int], upright: bool) -> tuple[np.ndarray, int]:
-    """One numeral drawn straight from a font as the reader sees a top face (numeral bright on dark): the face's
-    triangle, its neighbours' shades and numerals, stroke weight, slant, size, blur, noise, glare; turned
-    within 9 degrees of upright or 20-340 degrees off. The class is the numeral's value or 0."""
-    n = d20.SQUARE_PX
-    c = (n - 1) / 2.0
-    a_px = rng.uniform(0.55, 0.7) * n  # the face's edge in the square's pixels
-    canvas = np.full((n, n), rng.uniform(0.0, 0.25), np.float32)
-    # the three neighbouring faces: a shade each, and a piece of their numerals
-    spin = rng.choice([90.0, -90.0]) + rng.normal(0, 3)
-    corners = [np.array([c, c]) + a_px / math.sqrt(3) * np.array([math.cos(math.radians(spin + 120 * k)),
-                                                                   -math.sin(math.radians(spin + 120 * k))])
-               for k in range(3)]
-    for k in range(3):
-        p, q = corners[k], corners[(k + 1) % 3]
-        mid = (p + q) / 2
-        out = (mid - c) / np.linalg.norm(mid - c)
-        far = [p + (p - c) * 3, q + (q - c) * 3]
-        poly = np.array([p, q, far[1], far[0]], np.float32)
-        cv2.fillPoly(canvas, [np.rint(poly * 16).astype(np.int32)], float(rng.uniform(0.0, 0.5)), cv2.LINE_AA, 4)
-        if rng.random() < 0.8:
-            other = numeral_canvas(rng, fonts, str(int(rng.integers(1, 21))), a_px, mid + out * a_px * 0.45,
-                                   rng.uniform(0, 360))
-            canvas = np.maximum(canvas, other * rng.uniform(0.5, 1.0))
-    face = np.zeros((n, n), np.float32)
-    cv2.fillPoly(face, [np.rint(np.array(corners) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
-    canvas = canvas * (1 - face) + face * rng.uniform(0.0, 0.2)
-    value = int(rng.integers(1, 21))
-    ink = numeral_canvas(rng, fonts, str(value), a_px, np.array([c, c]) + rng.normal(0, 0.04 * a_px, 2), 0.0)
-    canvas = np.maximum(canvas, ink * rng.uniform(0.55, 1.0))
-    if rng.random() < 0.25:  # glare
-        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
-        gx, gy, sg = rng.uniform(0, n), rng.uniform(0, n), rng.uniform(3, 12)
-        canvas += rng.uniform(0.3, 1.0) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sg * sg))
-    canvas = np.asarray(cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.3, 1.6)), np.float32)
-    canvas += rng.normal(0, rng.uniform(0.01, 0.08), canvas.shape).astype(np.float32)
-    k = n // 4
-    dev = canvas - np.median(canvas[k:-k, k:-k])
-    square = np.clip(dev / max(float(np.percentile(dev[k:-k, k:-k], 97)), 1e-3), 0, 1).astype(np.float32)
-    turn = rng.uniform(-9, 9) if upright else rng.uniform(20, 340)
-    return d20.turned(square, turn), value if upright else 0
-
-
-def numeral_canvas(rng: np.random.Generator, fonts: list[int], text: str, a_px: float, at: np.ndarray,
-                   angle: float) -> np.ndarray:
-    """A numeral's ink on the SQUARE_PX canvas: cap height 0.28-0.48 of the face's edge, centred at `at`,
-    turned `angle` degrees, slanted and stretched a little, its strokes thinner or thicker."""
-    mask = synth.numeral_mask(text, fonts[int(rng.integers(len(fonts)))], "dot" if rng.random() < 0.4 else "bar")
-    if rng.random() < 0.4:
-        k = np.ones((3, 3), np.uint8)
-        mask = cv2.dilate(mask, k) if rng.random() < 0.5 else cv2.erode(mask, k)
-    cap = rng.uniform(0.28, 0.48) * a_px
-    s = cap / (0.36 * mask.shape[0])
-    sx = s * rng.uniform(0.85, 1.15)
-    shear = rng.uniform(-0.15, 0.15)
-    m = mask.shape[0] / 2.0
-    A = np.array([[sx, shear * s], [0.0, s]])
-    rot = cv2.getRotationMatrix2D((0.0, 0.0), angle, 1.0)[:, :2]
-    A = rot @ A
-    M = np.hstack([A, (at - A @ np.array([m, m]))[:, None]]).astype(np.float32)
-    n = d20.SQUARE_PX
-    return cv2.warpAffine(mask, M, (n, n), flags=cv2.INTER_LINEAR)
-
-
-def make_data(views: int, synthetic: int, path: Path) -> None:
-    """Rendered patches of `views` close views and `synthetic` font patches, into `path` (npz)."""
+def train_finder(views: list, rng: np.random.Generator) -> Finder:
+    net = Finder()
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=FINDER_STEPS, pct_start=0.15)
+    net.train()
     t0 = time.time()
-    fonts = train_fonts()
-    xs, ys, vs = [], [], []
-    for i in range(views):
-        p, lab = view_samples(SEED + i, fonts)
-        xs += p
-        ys += lab
-        vs += [i] * len(lab)
-        if i % 50 == 0:
-            print(f"view {i}: {len(ys)} patches, {time.time() - t0:.0f} s", flush=True)
-    rng = np.random.default_rng(SEED)
-    sx, sy = [], []
-    for i in range(synthetic):
-        patch, value = synthetic_patch(rng, fonts, upright=i % 2 == 0)
-        sx.append(patch)
-        sy.append(value)
-    print(f"{synthetic} font patches, {time.time() - t0:.0f} s", flush=True)
-    np.savez_compressed(path, x=np.stack(xs), y=np.asarray(ys, np.int64), view=np.asarray(vs, np.int64),
-                        sx=np.stack(sx), sy=np.asarray(sy, np.int64))
+    for step in range(FINDER_STEPS):
+        batch = [finder_sample(views[int(rng.integers(len(views)))], rng) for _ in range(FINDER_BATCH)]
+        x = torch.from_numpy(d20.to_blob([b[0] for b in batch]))
+        heat, reg, ign = (torch.from_numpy(np.stack([b[i] for b in batch])) for i in (1, 2, 3))
+        loss = finder_loss(net(x), heat, reg, ign)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0 or step == FINDER_STEPS - 1:
+            print(f"finder step {step} loss {loss.item():.3f} {time.time() - t0:.0f}s", flush=True)
+    net.eval()
+    return net
 
 
-def fit(path: Path, epochs: int, out: Path) -> None:
-    """The network (torch, one thread) on the data in `path`; 1 rendered view in 10 held out and scored."""
-    import torch
-    from torch import nn
+# ---------------------------------------------------------------------------------------------- reader
 
-    torch.set_num_threads(1)
-    torch.manual_seed(SEED)
-    data = np.load(path)
-    held = data["view"] % 10 == 0
-    # the rendered patches are fewer and nearer a camera's: each shown RENDERED_WEIGHT times an epoch
-    x = np.concatenate([np.repeat(data["x"][~held], RENDERED_WEIGHT, 0), data["sx"]])
-    y = np.concatenate([np.repeat(data["y"][~held], RENDERED_WEIGHT, 0), data["sy"]])
-    xt = torch.from_numpy(x[:, None].astype(np.float32))
-    yt = torch.from_numpy(y)
-    net = nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(32, 48, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(48 * 16, 128), nn.ReLU(), nn.Dropout(0.2), nn.Linear(128, CLASSES))
-    opt = torch.optim.Adam(net.parameters(), 2e-3, weight_decay=1e-5)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=epochs * math.ceil(len(x) / 128))
-    gen = torch.Generator().manual_seed(SEED)
+class Reader(nn.Module):
+    """Class 0 "no upright numeral", classes 1..20 the numeral upright in the middle of `d20.face_crop`."""
+
+    def __init__(self, widths: tuple[int, ...] = READER_WIDTHS) -> None:
+        super().__init__()
+        a, b, c, d, e, hidden = widths
+        self.body = nn.Sequential(
+            cbr(3, a), nn.MaxPool2d(2),
+            cbr(a, b), nn.MaxPool2d(2),
+            cbr(b, c), cbr(c, d), nn.MaxPool2d(2),
+            cbr(d, e), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(e * (d20.READ_PX // 16) ** 2, hidden), nn.ReLU(inplace=True), nn.Dropout(0.2),
+            nn.Linear(hidden, 21))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x)
+
+
+def _near(x: float, y: float, centres: np.ndarray, sizes: np.ndarray, share: float) -> bool:
+    return bool(len(centres)) and bool(np.any(np.hypot(centres[:, 0] - x, centres[:, 1] - y) < share * sizes))
+
+
+def reader_items(img: np.ndarray, lab: dict, rng: np.random.Generator, hard: list[tuple[float, float, float]],
+                 ) -> tuple[list[np.ndarray], list[int]]:
+    """The reader's squares of one view (see the module docstring) and their classes."""
+    h, w = img.shape[:2]
+    oc, f = ((w - 1) / 2.0, (h - 1) / 2.0), d20.FOCAL * max(w, h)
+    if rng.random() < CUT_SHARE:  # read in a cut of the picture (a tray's box): its middle and size are taken
+        cw, ch = w * rng.uniform(0.6, 1.0), h * rng.uniform(0.6, 1.0)
+        x0, y0 = rng.uniform(0, w - cw), rng.uniform(0, h - ch)
+        oc, f = (x0 + (cw - 1) / 2.0, y0 + (ch - 1) / 2.0), d20.FOCAL * max(cw, ch)
+    allb = np.array([d["box"] for d in lab["dice"]], np.float64).reshape(-1, 4)
+    cen = np.stack([(allb[:, 0] + allb[:, 2]) / 2, (allb[:, 1] + allb[:, 3]) / 2], 1)
+    size = np.maximum(allb[:, 2] - allb[:, 0], allb[:, 3] - allb[:, 1])
+    crops: list[np.ndarray] = []
+    classes: list[int] = []
+
+    def add(x: float, y: float, s: float, cls: int, up_deg: float) -> None:
+        crops.append(d20.face_crop(img, d20.face_centre((x, y), s, oc, f), s, up_deg))
+        classes.append(cls)
+
+    for d, (x, y), s in zip(lab["dice"], cen, size):
+        if d["visible"] < SEEN or not (0 <= x < w and 0 <= y < h):
+            continue
+        for k in range(UPRIGHT + TURNED):
+            j = np.clip(rng.normal(0, 0.05, 2), -0.12, 0.12) * s
+            sj = s * math.exp(np.clip(rng.normal(0, 0.08), -0.2, 0.2))
+            off = rng.uniform(-UPRIGHT_DEG, UPRIGHT_DEG) if k < UPRIGHT else rng.uniform(TURNED_DEG, 360 - TURNED_DEG)
+            if k >= UPRIGHT and d["value"] in HALF_TURN_ALIKE and abs(off - 180.0) < TURNED_DEG:
+                off += 2 * TURNED_DEG if off >= 180.0 else -2 * TURNED_DEG  # 1, 8, 11 read alike upside down
+            add(x + j[0], y + j[1], sj, d["value"] if k < UPRIGHT else 0, d["up_deg"] + off)
+        if rng.random() < 0.5:  # beside it: a piece of a die is no die
+            a, r = rng.uniform(0, 2 * math.pi), rng.uniform(0.6, 1.0) * s
+            nx, ny = x + r * math.cos(a), y + r * math.sin(a)
+            if not _near(nx, ny, cen, size, 0.5):
+                add(nx, ny, s * rng.uniform(0.8, 1.2), 0, rng.uniform(0, 360))
+    for i in range(len(cen)):  # between two touching dice
+        for k in range(i + 1, len(cen)):
+            if np.hypot(*(cen[i] - cen[k])) < 1.3 * max(size[i], size[k]) and rng.random() < 0.6:
+                m = (cen[i] + cen[k]) / 2
+                add(float(m[0]), float(m[1]), float(max(size[i], size[k])) * rng.uniform(0.9, 1.2), 0,
+                    rng.uniform(0, 360))
+    typical = float(np.median(size)) if len(size) else 0.1 * max(w, h)
+    for _ in range(3):  # the felt, the walls, the table, a hand, clutter
+        nx, ny = rng.uniform(0, w), rng.uniform(0, h)
+        if not _near(nx, ny, cen, size, 0.7):
+            add(nx, ny, typical * rng.uniform(0.6, 1.5), 0, rng.uniform(0, 360))
+    for x, y, s in hard:
+        for _ in range(2):
+            add(x, y, s * rng.uniform(0.9, 1.1), 0, rng.uniform(0, 360))
+    return crops, classes
+
+
+def hard_candidates(img: np.ndarray, lab: dict) -> list[tuple[float, float, float]]:
+    """The finder's candidates in a view that lie on no die (not even a hidden one): (x, y, size)."""
+    boxes = np.array([d["box"] for d in lab["dice"]], np.float64).reshape(-1, 4)
+    out = []
+    for x, y, bw, bh, _ in d20.find_d20(img, d20.finder_scale(img.shape)):
+        if not any(b[0] - 0.5 <= x <= b[2] - 0.5 and b[1] - 0.5 <= y <= b[3] - 0.5 for b in boxes):
+            out.append((x, y, max(bw, bh)))
+    return out
+
+
+def reader_data(data: Path, names: list[tuple[str, dict]], rng: np.random.Generator, with_hard: bool,
+                ) -> tuple[np.ndarray, np.ndarray]:
+    crops: list[np.ndarray] = []
+    classes: list[int] = []
+    n_hard = 0
+    t0 = time.time()
+    for name, lab in names:
+        img = image(data / "views" / name)
+        hard = hard_candidates(img, lab) if with_hard else []
+        n_hard += len(hard)
+        c, k = reader_items(img, lab, rng, hard)
+        crops += c
+        classes += k
+    cls = np.array(classes, np.int64)
+    print(f"reader data: {len(cls)} crops, {int((cls > 0).sum())} dice, {n_hard} hard negatives, "
+          f"{time.time() - t0:.0f}s", flush=True)
+    return np.stack(crops), cls
+
+
+def train_reader(crops: np.ndarray, classes: np.ndarray, rng: np.random.Generator, epochs: int,
+                 widths: tuple[int, ...]) -> Reader:
+    net = Reader(widths)
+    steps = epochs * math.ceil(len(classes) / READER_BATCH)
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
     t0 = time.time()
     for epoch in range(epochs):
         net.train()
-        order = torch.randperm(len(x), generator=gen)
-        total = 0.0
-        for s in range(0, len(x), 128):
-            idx = order[s : s + 128]
-            xb = xt[idx]
-            xb = (xb * (0.7 + 0.5 * torch.rand(len(idx), 1, 1, 1, generator=gen))
-                  + 0.04 * torch.randn(xb.shape, generator=gen)).clamp(0, 1)
-            loss = nn.functional.cross_entropy(net(xb), yt[idx])
+        order = rng.permutation(len(classes))
+        total, right, n = 0.0, 0, 0
+        for k in range(0, len(order), READER_BATCH):
+            idx = order[k:k + READER_BATCH]
+            x = torch.from_numpy(d20.to_blob([colour_jitter(crops[i], rng) for i in idx]))
+            y = torch.from_numpy(classes[idx])
+            out = net(x)
+            loss = F.cross_entropy(out, y, label_smoothing=0.05)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += loss.item() * len(idx)
-        print(f"epoch {epoch + 1}: loss {total / len(x):.4f} ({time.time() - t0:.0f} s)", flush=True)
+            right += int((out.argmax(1) == y).sum())
+            n += len(idx)
+        print(f"reader epoch {epoch} loss {total / n:.3f} train acc {right / n:.3f} {time.time() - t0:.0f}s",
+              flush=True)
     net.eval()
-    with torch.no_grad():
-        pred = net(torch.from_numpy(data["x"][held][:, None].astype(np.float32))).argmax(1).numpy()
-    truth = data["y"][held]
-    pos = truth > 0
-    print(f"held-out rendered views: upright patches read right {np.mean(pred[pos] == truth[pos]):.4f} of "
-          f"{pos.sum()}, turned ones called upright {np.mean(pred[~pos] > 0):.4f} of {(~pos).sum()}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    exported = nn.Sequential(net, nn.Softmax(dim=1))
-    torch.onnx.export(exported, torch.zeros(1, 1, d20.PATCH_PX, d20.PATCH_PX), str(out), input_names=["input"],
-                      output_names=["prob"], dynamic_axes={"input": {0: "N"}, "prob": {0: "N"}}, opset_version=13,
-                      dynamo=False)
-    print(f"wrote {out}")
+    return net
+
+
+# ------------------------------------------------------------------------------------------ export, score
+
+def export(net: nn.Module, path: Path, shape: tuple[int, ...], dynamic: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, (torch.zeros(shape),), str(path), input_names=["image"], output_names=["out"],
+                      opset_version=13, dynamic_axes={"image": dynamic}, dynamo=False)
+
+
+def score(data: Path, names: list[tuple[str, dict]]) -> dict:
+    """`d20.read_d20` (the ONNX files now in place, through cv2.dnn) over held-out views: a die at least half
+    visible is labelled; a die read on a hidden one is not false."""
+    right = wrong = missed = false = labelled = low = 0
+    for name, lab in names:
+        img = image(data / "views" / name)
+        dice = d20.read_d20(img)
+        seen = [d for d in lab["dice"] if d["visible"] >= 0.5]
+        hidden = [d["box"] for d in lab["dice"] if d["visible"] < 0.5]
+        dice = [d for d in dice if not any(b[0] <= d.centre_px[0] <= b[2] and b[1] <= d.centre_px[1] <= b[3]
+                                           for b in hidden)]
+        pairs, m, f = match(dice, np.array([d["box"] for d in seen]).reshape(-1, 4), [d["value"] for d in seen])
+        right += sum(a == b for a, b in pairs)
+        wrong += sum(a != b for a, b in pairs)
+        missed, false, labelled = missed + m, false + f, labelled + len(seen)
+        low += sum(d.confidence < 0.8 for d in dice)
+    return {"views": len(names), "dice": labelled, "right": right, "wrong": wrong, "missed": missed,
+            "false": false, "low_confidence": low}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("step", choices=["data", "fit"], help="data: render the patches (numpy, OpenCV, Pillow); "
-                    "fit: train and export the network (torch, onnx)")
-    ap.add_argument("--views", type=int, default=400)
-    ap.add_argument("--synthetic", type=int, default=40000)
-    ap.add_argument("--epochs", type=int, default=18)
-    ap.add_argument("--data", type=Path, default=Path("/tmp/d20_train.npz"))
-    ap.add_argument("--out", type=Path, default=d20.MODEL_FILE)
-    args = ap.parse_args()
-    if args.step == "data":
-        make_data(args.views, args.synthetic, args.data)
-    else:
-        fit(args.data, args.epochs, args.out)
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", type=Path, default=Path("/tmp/d20_data"))
+    p.add_argument("--out", type=Path, default=d20.MODELS, help="where the two ONNX files go")
+    p.add_argument("--stage", choices=("all", "finder", "reader", "score"), default="all",
+                   help="finder, then reader (on the finder in --out), or both; score: the held-out views only")
+    p.add_argument("--reader-epochs", type=int, default=READER_EPOCHS)
+    p.add_argument("--reader-widths", default=",".join(map(str, READER_WIDTHS)),
+                   help="the reader's five convolutions' channels and its hidden layer, comma-separated")
+    args = p.parse_args()
+    torch.set_num_threads(1)
+    cv2.setNumThreads(1)
+    names = load(args.data)
+    train = [(n, lab) for n, lab in names if not held_out(n)]
+    test = [(n, lab) for n, lab in names if held_out(n)]
+    print(f"{len(train)} training views, {len(test)} held out", flush=True)
+    d20.FINDER_FILE = args.out / "d20_finder.onnx"
+    d20.READER_FILE = args.out / "d20_reader.onnx"
+    t0 = time.time()
+    if args.stage in ("all", "finder"):
+        torch.manual_seed(SEED)
+        rng = np.random.default_rng(SEED)
+        views = []
+        for name, lab in train:
+            img = image(args.data / "views" / name)
+            views.append((cv2.resize(img, None, fx=STORE, fy=STORE, interpolation=cv2.INTER_AREA), lab,
+                          float(max(img.shape[:2]))))
+        finder = train_finder(views, rng)
+        export(finder, d20.FINDER_FILE, (1, 3, 240, 320), {2: "h", 3: "w"})
+        d20._nets.clear()
+        del views
+    if args.stage in ("all", "reader"):  # seeded afresh: the same reader whether trained with the finder or after
+        torch.manual_seed(SEED + 1)
+        rng = np.random.default_rng(SEED + 1)
+        crops, classes = reader_data(args.data, train, rng, with_hard=d20.FINDER_FILE.is_file())
+        widths = tuple(int(v) for v in args.reader_widths.split(","))
+        if len(widths) != 6:
+            raise SystemExit(f"--reader-widths takes 6 numbers, not {args.reader_widths!r}; e.g. 16,32,48,48,64,128.")
+        reader = train_reader(crops, classes, rng, args.reader_epochs, widths)
+        export(reader, d20.READER_FILE, (1, 3, d20.READ_PX, d20.READ_PX), {0: "n"})
+        d20._nets.clear()
+    print(f"trained in {(time.time() - t0) / 60:.1f} min", flush=True)
+    print(f"held-out views: {json.dumps(score(args.data, test))}", flush=True)
 
 
 if __name__ == "__main__":
