@@ -45,7 +45,7 @@ SEED = 20261127
 FINDER_CROP = 192
 FINDER_STEPS = 1000
 FINDER_BATCH = 12
-READER_EPOCHS = 12
+READER_EPOCHS = 20
 READER_BATCH = 64
 READER_WIDTHS = (16, 32, 48, 48, 64, 128)
 """The reader's five convolutions' channels and its hidden layer."""
