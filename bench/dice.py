@@ -4,6 +4,8 @@ Rows (`dice_rows`):
 - real photos, held out: the figures the training script measured with 5 folds by photo (each fold's models
   trained on the other 160 of the 200 photos, scored on its 40), shipped beside the model as
   vision/dice/models/d6_heldout.json (bench never trains);
+- real photos, held out, enlarged 3x: the same folds' models on their held-out photos enlarged (dice ~120 px, as
+  a phone held close over the tray sees them), measured by the training script too;
 - real photos, shipped model: the shipped model over all 200 photos, which it was trained on (a check that the
   shipped files are the ones described, NOT a held-out figure), with the time a photo;
 - speed: `read_dice` of a 500 x 400 px tray region (what a 1080p table camera sees of a tray) holding the
@@ -102,6 +104,18 @@ def heldout_row(path: Path = HELDOUT_FILE) -> DiceRow:
                    wrong_confident=t["wrong_confident"], note="each photo read by models trained on the other 160 photos")
 
 
+def heldout_close_row(path: Path = HELDOUT_FILE) -> DiceRow | None:
+    """The same held-out photos enlarged (a phone held close), if the training script measured them."""
+    close = json.loads(path.read_text()).get("close")
+    if close is None:
+        return None
+    t = close["total"]
+    return DiceRow(f"real photos, held out, enlarged {close['times']:g}x", t["photos"], t["dice"], t["right"],
+                   t["wrong"], t["missed"], t["false"], t["low_confidence"], tuple(tuple(r) for r in t["confusion"]),
+                   True, wrong_confident=t["wrong_confident"],
+                   note="dice ~120 px, as a phone held close sees them; read by each fold's models")
+
+
 def score_photos(photos: list[tuple[Path, np.ndarray, list[int]]], label: str, held_out: bool,
                  note: str = "") -> DiceRow:
     """read_dice over labelled photos (one OpenCV thread), against their labels, timed a photo."""
@@ -169,6 +183,9 @@ class _one_thread:
 def dice_rows(say: Callable[[str], None] = lambda _m: None) -> list[DiceRow]:
     """The Dice section's rows: held-out real photos, the shipped model on its training photos, and speed."""
     rows = [heldout_row()]
+    close = heldout_close_row()
+    if close is not None:
+        rows.append(close)
     if (PHOTOS / "labels.json").is_file():
         photos = load_labels()
         say(f"reading the dice of {len(photos)} real photos")

@@ -13,6 +13,7 @@ import struct
 import time
 import zlib
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -327,3 +328,22 @@ def test_a_camera_move_answered_with_typed_dice_is_not_undone_by_undo() -> None:
     assert pipe.pending is not None
     pipe.declare(DiceAnswer.of(pipe.pending.action, [4, 1, 1, 3], "typed"))
     assert pipe.declare(Action("undo"))[0]["outcome"] == "illegal"  # the figure itself is moved back
+
+
+def test_a_phones_full_photo_over_a_megabyte_is_read_not_refused(served: TestClient) -> None:
+    """A phone's dice camera posts its photo as a JPEG body: 1-5 MB at full quality, over the 1 MB allowed a JSON
+    body. A labelled tray photo, enlarged to 1920 px with the sensor's grain (dice ~110 px, three times the 640 px
+    photo's), is read: its 22 dice, the faces the photographer labelled."""
+    name = "IMG_20191208_111228.jpg"
+    photo = cv2.imread(f"tests/data/dice_tray_d6/photos/{name}")
+    labels = json.loads(Path("tests/data/dice_tray_d6/labels.json").read_text())[name]
+    faces = sorted(("one", "two", "three", "four", "five", "six").index(d["label"]) + 1 for d in labels)
+    assert photo is not None
+    big = cv2.resize(photo, (1920, 1920 * photo.shape[0] // photo.shape[1]), interpolation=cv2.INTER_CUBIC)
+    grain = np.random.default_rng(3).normal(0, 4, big.shape)
+    ok, jpeg = cv2.imencode(".jpg", np.clip(big + grain, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 97])
+    assert ok and len(jpeg) > 1_100_000, len(jpeg)
+    r = served.post("/api/live/dice/photo", content=jpeg.tobytes(), headers={"content-type": "image/jpeg"})
+    assert r.status_code == 200, r.text
+    assert r.json()["image_size"] == [big.shape[1], big.shape[0]]
+    assert sorted(d["value"] for d in r.json()["dice"]) == faces and len(faces) == 22

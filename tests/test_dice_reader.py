@@ -147,3 +147,16 @@ def test_the_model_is_small_and_described() -> None:
     card = (models / "MODEL_CARD.md").read_text()
     for words in ("BSD 3-Clause", "train/dice/train_d6.py", "seed", "Held-out accuracy"):
         assert words in card
+
+
+@pytest.mark.parametrize("times", [2.0, 3.0, 5.0])
+def test_a_phone_held_close_reads_large_dice_as_the_photo_reads_them(times: float, labelled: dict) -> None:
+    """The 12-dice photo (dice ~40 px) enlarged 2, 3 and 5 times (dice ~80, ~120, ~200 px: a phone's close 1920 px
+    photo or larger): every die found once in its labelled box, scaled, and its face read (one may be misread);
+    at full size the finder would take pips for dice."""
+    image, boxes, faces = labelled[PICKED[2]]
+    big = cv2.resize(image, None, fx=times, fy=times, interpolation=cv2.INTER_CUBIC)
+    dice = read_dice(big)
+    pairs, missed, false = match(dice, (boxes + 0.5) * times - 0.5, faces)
+    assert (missed, false) == (0, 0)
+    assert sum(truth == read for truth, read in pairs) >= len(faces) - 1

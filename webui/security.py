@@ -121,8 +121,9 @@ FORM_OVERHEAD_BYTES = 16 * 1024
 
 
 class BodyLimit:
-    """Answer 413 to a request body over its route's limit: multipart uploads to a path of `upload_limits`
-    get that many bytes, every other body (JSON, or a form posted elsewhere) `json_bytes`.
+    """Answer 413 to a request body over its route's limit: uploads to a path of `upload_limits` (a multipart
+    form, or a picture posted as it is: content type image/...) get that many bytes, every other body (JSON, or a
+    form posted elsewhere) `json_bytes`.
 
     A declared Content-Length over the limit is refused before anything is read; a body without one is
     counted as it arrives and refused when it passes the limit, so nothing over it is ever spooled to disk.
@@ -134,7 +135,7 @@ class BodyLimit:
         self.upload_limits = upload_limits
 
     def _limit(self, path: str, headers: dict[str, str]) -> tuple[int, str]:
-        if headers.get("content-type", "").startswith("multipart/") and path in self.upload_limits:
+        if headers.get("content-type", "").startswith(("multipart/", "image/")) and path in self.upload_limits:
             return self.upload_limits[path], "upload"
         return self.json_bytes, "request body"
 

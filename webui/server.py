@@ -146,6 +146,7 @@ def create_app(settings: Settings) -> FastAPI:
         json_bytes=settings.max_json_bytes,
         upload_limits={
             "/api/calibration/table": settings.max_upload_bytes + FORM_OVERHEAD_BYTES,
+            "/api/live/dice/photo": settings.max_upload_bytes,  # a phone's full photo, posted as it is
             "/api/calibration/camera": min(settings.max_camera_upload_bytes,
                                            settings.max_upload_bytes * settings.max_uploads) + FORM_OVERHEAD_BYTES,
         },

@@ -329,11 +329,19 @@ def export(net: nn.Module, path: Path, shape: tuple[int, ...]) -> None:
                       opset_version=13, dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}}, dynamo=False)
 
 
-def score(photos: list) -> dict:
-    """The shipped pipeline (d6.read_d6 on the ONNX files now in place) over `photos`."""
+CLOSE_TIMES = 3.0
+"""`--close`: the held-out photos are also scored enlarged this many times (dice ~120 px, as a phone held close
+over the tray sees them in a 1920 px photo)."""
+
+
+def score(photos: list, times: float = 1.0) -> dict:
+    """The shipped pipeline (d6.read_d6 on the ONNX files now in place) over `photos`, enlarged `times` times."""
     confusion = np.zeros((6, 6), int)
     missed = false = low = wrong_sure = 0
     for _, img, boxes, faces in photos:
+        if times != 1.0:
+            img = cv2.resize(img, None, fx=times, fy=times, interpolation=cv2.INTER_CUBIC)
+            boxes = boxes * times  # corner coordinates
         dice = d6.read_d6(img)
         pairs, m, f = match(dice, boxes, list(faces))
         missed += m
@@ -416,11 +424,35 @@ def rescore(photos: list, out_dir: Path) -> None:
         (out_dir / f"fold{k}.json").write_text(json.dumps(result) + "\n")
 
 
+def rescore_close(photos: list, out_dir: Path) -> None:
+    """Each fold's held-out photos enlarged CLOSE_TIMES times, read by its models: fold<k>_close.json."""
+    folds = fold_of([p[0] for p in photos])
+    for k in range(FOLDS):
+        use_models(out_dir / f"fold{k}")
+        result = {"fold": k, "times": CLOSE_TIMES, **score([p for p in photos if folds[p[0]] == k], CLOSE_TIMES)}
+        print(f"[{k}] held out, enlarged {CLOSE_TIMES:g} times: {result}", flush=True)
+        (out_dir / f"fold{k}_close.json").write_text(json.dumps(result) + "\n")
+
+
+SUMMED = ("photos", "dice", "right", "wrong", "missed", "false", "low_confidence", "wrong_confident")
+
+
+def _total(folds: list[dict]) -> dict:
+    total = {k: sum(f[k] for f in folds) for k in SUMMED}
+    total["confusion"] = np.sum([f["confusion"] for f in folds], axis=0).tolist()
+    return total
+
+
 def summary(out_dir: Path, target: Path) -> None:
     folds = [json.loads((out_dir / f"fold{k}.json").read_text()) for k in range(FOLDS)]
-    keys = ("photos", "dice", "right", "wrong", "missed", "false", "low_confidence", "wrong_confident")
-    total = {k: sum(f[k] for f in folds) for k in keys}
-    total["confusion"] = np.sum([f["confusion"] for f in folds], axis=0).tolist()
+    keys = SUMMED
+    total = _total(folds)
+    close_files = [out_dir / f"fold{k}_close.json" for k in range(FOLDS)]
+    close = {}
+    if all(f.is_file() for f in close_files):
+        close = {"close": {"what": f"the same held-out photos enlarged {CLOSE_TIMES:g} times (dice ~120 px: a phone "
+                                   "held close), each read by its fold's models", "times": CLOSE_TIMES,
+                           "total": _total([json.loads(f.read_text()) for f in close_files])}}
     target.write_text(json.dumps({
         "what": "d6 reader on held-out real photos: 5 folds by photo, each fold's models trained on the other 160",
         "data": "dice_tray_d6 (200 photos, 1,487 dice; BSD-3-Clause, Nell Byler)", "seed": SEED,
@@ -431,11 +463,26 @@ def summary(out_dir: Path, target: Path) -> None:
                 "photos (and the finder and table reader on the 480 rendered trays too, never scored); "
                 "train_minutes: the three networks, one thread, on a shared 2-core machine",
         "folds": [{k: f[k] for k in ("fold", "train_minutes", *keys)} for f in folds],
-        "total": total}, indent=1) + "\n")
+        "total": total, **close}, indent=1) + "\n")
     print(json.dumps(total))
 
 
+def shape_text(shape: tuple[tuple[int, int, int], int]) -> str:
+    return ",".join(map(str, shape[0])) + f":{shape[1]}"
+
+
+def reader_shape(text: str) -> tuple[tuple[int, int, int], int]:
+    """"16,32,64:30" -> ((16, 32, 64), 30)."""
+    try:
+        widths, epochs = text.split(":")
+        a, b, c = (int(v) for v in widths.split(","))
+        return (a, b, c), int(epochs)
+    except ValueError:
+        raise SystemExit(f"a reader's shape is three widths and epochs, as 16,32,64:30, not {text!r}.") from None
+
+
 def main() -> None:
+    global PHOTOS_READER, TABLE_READER
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", type=Path, default=ROOT / "tests" / "data" / "dice_tray_d6")
     p.add_argument("--folds", default="0,1,2,3,4,final")
@@ -445,7 +492,13 @@ def main() -> None:
                    help="what to train (finder, photos, table); the rest is taken from the fold's folder")
     p.add_argument("--rendered", type=Path, default=None,
                    help="rendered trays (train/dice/render_d6.py) added to every fold's training, never scored")
+    p.add_argument("--photos-reader", default=shape_text(PHOTOS_READER),
+                   help="the photos reader's three convolution widths and epochs, as 16,32,64:30")
+    p.add_argument("--table-reader", default=shape_text(TABLE_READER),
+                   help="the table reader's three convolution widths and epochs, as 24,40,72:45")
     p.add_argument("--rescore", action="store_true", help="score the fold models in --work again (no training)")
+    p.add_argument("--close", action="store_true",
+                   help=f"score the fold models in --work on their held-out photos enlarged {CLOSE_TIMES:g} times")
     p.add_argument("--summary", action="store_true", help="only gather the fold figures into d6_heldout.json")
     args = p.parse_args()
     out_dir = args.work
@@ -455,6 +508,10 @@ def main() -> None:
     if args.rescore:
         rescore(load(args.data), out_dir)
         return
+    if args.close:
+        rescore_close(load(args.data), out_dir)
+        return
+    PHOTOS_READER, TABLE_READER = reader_shape(args.photos_reader), reader_shape(args.table_reader)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     photos = load(args.data)

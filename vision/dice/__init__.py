@@ -33,6 +33,8 @@ def read_dice(image_bgr: np.ndarray, sides: int = 6, region: np.ndarray | None =
 
     `region`: a polygon (N x 2, pixels) of the tray; only dice whose centre lies inside it are read (on its
     edge counts as inside). None: the whole picture. Pure: nothing is written; the networks load once.
+    A picture with a region is a table camera's (d6 looked for at full size only, as a table camera sees them);
+    one without may be a phone's close photo (d6 of any size, `vision.dice.d6.read_large`).
     """
     if sides not in SIDES:
         raise DiceError(f"Dice of {sides} sides cannot be read; give 6 or 20.")
@@ -49,18 +51,18 @@ def read_dice(image_bgr: np.ndarray, sides: int = 6, region: np.ndarray | None =
         if x1 - x0 < 2 or y1 - y0 < 2:
             return []
     part = image[y0:y1, x0:x1]
-    found = _reader(sides)(part)
+    found = _reader(sides, large_too=polygon is None)(part)
     dice = [_shifted(d, x0, y0) for d in found]
     if polygon is not None:
         dice = [d for d in dice if cv2.pointPolygonTest(polygon, d.centre_px, False) >= 0]
     return dice
 
 
-def _reader(sides: int):  # type: ignore[no-untyped-def]
+def _reader(sides: int, large_too: bool):  # type: ignore[no-untyped-def]
     if sides == 6:
         from vision.dice.d6 import read_d6
 
-        return read_d6
+        return lambda part: read_d6(part, large_too)
     try:
         module = importlib.import_module("vision.dice.d20")
     except ModuleNotFoundError as err:

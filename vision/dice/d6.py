@@ -3,7 +3,8 @@
 Three ONNX networks run by OpenCV's `cv2.dnn` (trained by `train/dice/train_d6.py`, described in
 `vision/dice/models/MODEL_CARD.md`):
 - the finder sees the picture at half size and draws a heat map of die centres every 4 of its pixels,
-  with each die's width and height (small dice are looked for again in the picture enlarged: `find_at_size`);
+  with each die's width and height (small dice are looked for again in the picture enlarged: `find_at_size`;
+  a photo's large dice, a phone held close, in the picture shrunk: `read_large`);
 - two readers see one die at a time, cut square around the found centre (`CROP_MARGIN` times its size),
   turned so that the die's edges are square to the cut (`face_angle`), scaled to `CROP_PX` pixels, and say
   "not a die" or a face 1..6: one trained on the real photos alone, one on them and rendered table trays. The
@@ -14,6 +15,7 @@ The cutting and scaling here are the ones the training uses, so the two cannot d
 
 from __future__ import annotations
 
+import math
 import threading
 from pathlib import Path
 
@@ -54,6 +56,14 @@ SEEN_DIE_PX = 36.0
 """... enlarged so that they are about this size (the real photos' median is 39 px) ..."""
 MOST_ENLARGED = 2.5
 """... at most this many times."""
+LARGE_DIE_PX = 72.0
+"""Dice larger than this (picture pixels; a phone held close over the tray sees them 100-300 px) are looked for in
+the picture shrunk: at full size the finder takes their pips for dice."""
+SHRINKS = (8, 4, 2)
+"""The picture is also looked at shrunk by these factors, coarsest first, ..."""
+LEAST_SHRUNK_SIDE = 480
+"""... each while the shrunk picture's larger side is at least this many pixels (a 640 px photo is looked at only
+at full size; a phone's 1920 px one also at half and a quarter size)."""
 LOOK_AGAIN_BELOW = 0.98
 """A candidate read at less than this confidence is read again in its 8 symmetric views (4 quarter-turns, each
 mirrored: a die's face reads the same in all) and the views' probabilities averaged, each reader's (the threshold
@@ -220,10 +230,19 @@ def _surer(per_reader: np.ndarray) -> np.ndarray:
     return per_reader[int(np.argmax(per_reader.max(axis=1)))]
 
 
-def find_at_size(image_bgr: np.ndarray) -> list[tuple[float, float, float, float, float]]:
+def find_at_size(image_bgr: np.ndarray, away_from: list[Die] | None = None, most_px: float = math.inf,
+                 ) -> list[tuple[float, float, float, float, float]]:
     """`find_dice`, then, when the dice found are small (median under SMALL_DIE_PX), found again in the picture
-    enlarged so that they are about SEEN_DIE_PX across (at most MOST_ENLARGED times); in the picture's pixels."""
-    found = find_dice(image_bgr)
+    enlarged so that they are about SEEN_DIE_PX across (at most MOST_ENLARGED times); in the picture's pixels.
+    Candidates on a die of `away_from` (read in the picture shrunk), under half their median size (a die's pips
+    and corners seen close) or larger than `most_px` are left out."""
+
+    least = _least(away_from or [])
+
+    def kept(found: list) -> list:
+        return [c for c in found if least <= max(c[2], c[3]) <= most_px and not _within(c[0], c[1], away_from or [])]
+
+    found = kept(find_dice(image_bgr))
     if not found:
         return found
     size = float(np.median([max(bw, bh) for _, _, bw, bh, _ in found]))
@@ -233,11 +252,55 @@ def find_at_size(image_bgr: np.ndarray) -> list[tuple[float, float, float, float
     h, w = image_bgr.shape[:2]
     big = cv2.resize(image_bgr, (round(w * k), round(h * k)), interpolation=cv2.INTER_CUBIC)
     kx, ky = big.shape[1] / w, big.shape[0] / h
-    return [((x + 0.5) / kx - 0.5, (y + 0.5) / ky - 0.5, bw / kx, bh / ky, heat)
-            for x, y, bw, bh, heat in find_dice(big)]
+    return kept([((x + 0.5) / kx - 0.5, (y + 0.5) / ky - 0.5, bw / kx, bh / ky, heat)
+                 for x, y, bw, bh, heat in find_dice(big)])
 
 
-def read_d6(image_bgr: np.ndarray) -> list[Die]:
-    """The d6 dice in a BGR picture, in its pixels, in reading order (top to bottom, left to right)."""
-    dice = read_faces(image_bgr, find_at_size(image_bgr))
+def _within(x: float, y: float, dice: list[Die]) -> bool:
+    """Whether (x, y) lies on one of `dice`: within half its box's larger side of its centre."""
+    return any(math.hypot(x - d.centre_px[0], y - d.centre_px[1]) <= 0.5 * _side(d) for d in dice)
+
+
+def _least(dice: list[Die]) -> float:
+    """Candidates under half the median size of the dice already read are a die's pips and corners seen close (a
+    set's dice are alike); 0 when none are read."""
+    return 0.5 * float(np.median([_side(d) for d in dice])) if dice else 0.0
+
+
+def _side(die: Die) -> float:
+    return max(die.box_px[2] - die.box_px[0], die.box_px[3] - die.box_px[1])
+
+
+def read_large(image_bgr: np.ndarray) -> list[Die]:
+    """Dice too large for the finder at full size, read in the picture shrunk by SHRINKS (coarsest first, while
+    LEAST_SHRUNK_SIDE allows): at each shrink the candidates SMALL_DIE_PX to LARGE_DIE_PX across there (the
+    coarsest takes larger ones too), not on a die read at a coarser one nor under half their size (`_least`);
+    in the picture's pixels."""
+    h, w = image_bgr.shape[:2]
+    shrinks = [k for k in SHRINKS if max(h, w) / k >= LEAST_SHRUNK_SIDE]
+    dice: list[Die] = []
+    for k in shrinks:
+        small = cv2.resize(image_bgr, (max(1, round(w / k)), max(1, round(h / k))), interpolation=cv2.INTER_AREA)
+        kx, ky = w / small.shape[1], h / small.shape[0]
+        most = math.inf if k == shrinks[0] else LARGE_DIE_PX
+        least = max(SMALL_DIE_PX, _least(dice) / k)
+        found = [(x, y, bw, bh, heat) for x, y, bw, bh, heat in find_dice(small)
+                 if least <= max(bw, bh) <= most
+                 and not _within((x + 0.5) * kx - 0.5, (y + 0.5) * ky - 0.5, dice)]
+        for d in read_faces(small, found):
+            (x, y), b = d.centre_px, d.box_px
+            dice.append(Die(value=d.value, sides=6, centre_px=((x + 0.5) * kx - 0.5, (y + 0.5) * ky - 0.5),
+                            box_px=((b[0] + 0.5) * kx - 0.5, (b[1] + 0.5) * ky - 0.5, (b[2] + 0.5) * kx - 0.5,
+                                    (b[3] + 0.5) * ky - 0.5), confidence=d.confidence))
+    return dice
+
+
+def read_d6(image_bgr: np.ndarray, large_too: bool = True) -> list[Die]:
+    """The d6 dice in a BGR picture, in its pixels, in reading order (top to bottom, left to right): with
+    `large_too` (a photo, dice of any size) large dice in the picture shrunk (`read_large`), the rest at full size
+    (`find_at_size`); without it (a table camera, dice ~12-40 px) only at full size."""
+    large = read_large(image_bgr) if large_too else []
+    looked = large_too and max(image_bgr.shape[:2]) / SHRINKS[-1] >= LEAST_SHRUNK_SIDE
+    most = LARGE_DIE_PX if looked else math.inf
+    dice = large + read_faces(image_bgr, find_at_size(image_bgr, large, most))
     return sorted(dice, key=lambda d: (round(d.centre_px[1] / 20.0), d.centre_px[0]))
