@@ -73,6 +73,9 @@ def test_a_units_name_made_of_markup_is_shown_as_text(server: tuple[str, Any], p
     page.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=20000)
     click_unit(page, 13)
     page.wait_for_function("window.tablesight.selected === 13", timeout=10000)
+    # the page names the selected unit once the server has taken the selection (a moment after `selected` is set)
+    page.wait_for_function("p => document.getElementById('selected-text').textContent.includes(p)", arg=PAYLOAD,
+                           timeout=10000)
     assert PAYLOAD in page.text_content("#selected-text")
     click_unit(page, 21)  # 13's range to 21: the answer names both
     page.wait_for_selector("#answer-table", timeout=10000)
