@@ -347,3 +347,12 @@ def test_a_phones_full_photo_over_a_megabyte_is_read_not_refused(served: TestCli
     assert r.status_code == 200, r.text
     assert r.json()["image_size"] == [big.shape[1], big.shape[0]]
     assert sorted(d["value"] for d in r.json()["dice"]) == faces and len(faces) == 22
+
+
+def test_a_dice_photo_over_the_upload_limit_is_one_sentence(served: TestClient) -> None:
+    """Over the upload limit (12 MiB by default) the photo is refused before it is read, in one sentence, and the
+    game goes on: the dice panel still answers."""
+    r = served.post("/api/live/dice/photo", content=b"\xff\xd8" + bytes(13 * 1024 * 1024),
+                    headers={"content-type": "image/jpeg"})
+    _sentence(r, 413, "The upload is larger than the server accepts (12.6 MB); send a smaller one")
+    assert served.get("/api/live/dice").status_code == 200

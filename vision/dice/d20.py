@@ -16,13 +16,16 @@ reads as a 9 upside down is less sure).
 from __future__ import annotations
 
 import math
-import threading
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.dice.die import Die
+from vision.dice.nets import loaded as _nets  # noqa: F401 - training clears it
+from vision.dice.nets import lock as _lock
+from vision.dice.nets import net as _net
+from vision.dice.nets import to_blob
 
 MODELS = Path(__file__).with_name("models")
 FINDER_FILE = MODELS / "d20_finder.onnx"
@@ -78,11 +81,6 @@ def finder_input(image_bgr: np.ndarray, scale: float) -> np.ndarray:
     return small
 
 
-def to_blob(images: list[np.ndarray]) -> np.ndarray:
-    """BGR uint8 pictures (one size) as the finder's N x 3 x H x W float input, 0..1 less 0.5."""
-    return cv2.dnn.blobFromImages(images, scalefactor=1.0 / 255.0, mean=(127.5, 127.5, 127.5), swapRB=False)
-
-
 def face_centre(centre: tuple[float, float], size_px: float, optical_centre: tuple[float, float],
                 focal_px: float) -> tuple[float, float]:
     """Where a die's top face is: its box's middle moved outward from the optical centre by LEAN x its size x
@@ -114,19 +112,6 @@ def face_crop(image_bgr: np.ndarray, face: tuple[float, float], size_px: float, 
     M = np.array([[eu[0], ew[0], cx - (eu[0] + ew[0]) * m], [eu[1], ew[1], cy - (eu[1] + ew[1]) * m]])
     return cv2.warpAffine(piece, M, (READ_PX, READ_PX), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                           borderMode=cv2.BORDER_REPLICATE)
-
-
-_lock = threading.Lock()
-_nets: dict[str, cv2.dnn.Net] = {}
-
-
-def _net(path: Path) -> cv2.dnn.Net:
-    with _lock:
-        net = _nets.get(str(path))
-        if net is None:
-            net = cv2.dnn.readNetFromONNX(str(path))
-            _nets[str(path)] = net
-        return net
 
 
 def find_d20(image_bgr: np.ndarray, scale: float) -> list[tuple[float, float, float, float, float]]:

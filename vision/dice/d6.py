@@ -16,13 +16,16 @@ The cutting and scaling here are the ones the training uses, so the two cannot d
 from __future__ import annotations
 
 import math
-import threading
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.dice.die import Die
+from vision.dice.nets import loaded as _nets  # noqa: F401 - training clears it
+from vision.dice.nets import lock as _lock
+from vision.dice.nets import net as _net
+from vision.dice.nets import to_blob
 
 MODELS = Path(__file__).with_name("models")
 FINDER_FILE = MODELS / "d6_finder.onnx"
@@ -127,24 +130,6 @@ def _cut(image_bgr: np.ndarray, centre: tuple[float, float], side_px: float, ang
         m[0] = -m[0]
         m[0, 2] += out_px - 1
     return cv2.warpAffine(image_bgr, m, (out_px, out_px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
-def to_blob(images: list[np.ndarray]) -> np.ndarray:
-    """BGR uint8 pictures (one size) as the networks' N x 3 x H x W float input, 0..1 less 0.5."""
-    return cv2.dnn.blobFromImages(images, scalefactor=1.0 / 255.0, mean=(127.5, 127.5, 127.5), swapRB=False)
-
-
-_lock = threading.Lock()
-_nets: dict[str, cv2.dnn.Net] = {}
-
-
-def _net(path: Path) -> cv2.dnn.Net:
-    with _lock:
-        net = _nets.get(str(path))
-        if net is None:
-            net = cv2.dnn.readNetFromONNX(str(path))
-            _nets[str(path)] = net
-        return net
 
 
 def _peaks(heat: np.ndarray) -> np.ndarray:
