@@ -12,11 +12,16 @@ import pytest
 
 from bench.dice import match
 from vision.dice import read_dice
-from vision.dice.d20 import FINDER_FILE, READER_FILE, read_d20
+from vision.dice.d20 import FINDER_FILE, FOCAL, LOCATOR_FILE, READER_FILE, face_centre, read_d20, top_faces
 from vision.synth import dice as synth
 
 HELD_OUT_FONTS = [i for i, f in enumerate(synth.NUMERAL_FONTS) if "Liberation" in f]
-NO_DICE = sorted((Path(__file__).parent / "data" / "apriltag_test").glob("*.jpg"))
+DATA = Path(__file__).parent / "data"
+NO_DICE = sorted((DATA / "apriltag_test").glob("*.jpg"))
+CALIBRATION = sorted((DATA / "calibration").rglob("*.jpg"))
+D6_HELD_OUT = [DATA / "dice_tray_d6" / "photos" / n for k, n in enumerate(sorted(
+    p.name for p in (DATA / "dice_tray_d6" / "photos").glob("*.jpg"))) if k % 5 == 0]
+"""The d6 photos the d20 reader's training held out (train_d20.py: every fifth by name)."""
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +46,32 @@ def _score(cases: Sequence[tuple[np.ndarray, np.ndarray, list[synth.DieTruth]]])
 
 
 def test_the_models_are_small_and_shipped() -> None:
-    assert FINDER_FILE.is_file() and READER_FILE.is_file()
-    assert FINDER_FILE.stat().st_size + READER_FILE.stat().st_size <= 5 * 1024 * 1024
+    files = (FINDER_FILE, LOCATOR_FILE, READER_FILE)
+    assert all(f.is_file() for f in files)
+    assert sum(f.stat().st_size for f in files) <= 5 * 1024 * 1024
+
+
+def test_the_locator_puts_the_top_face_nearer_than_the_cameras_geometry(views: list[synth.TrayCase]) -> None:
+    """From each die's rendered box, the top face's middle (`face_px`) as the locator places it and as the
+    geometric guess does, in units of the die's size (a close camera sees a die off its middle from the side)."""
+    ours, guess = [], []
+    for case in views:
+        image = case.view.image
+        h, w = image.shape[:2]
+        centre, focal = ((w - 1) / 2.0, (h - 1) / 2.0), FOCAL * max(w, h)
+        seen = [t for t in case.view.dice if t.visible >= 0.6]
+        at = [((t.box_px[0] + t.box_px[2]) / 2, (t.box_px[1] + t.box_px[3]) / 2,
+               max(t.box_px[2] - t.box_px[0], t.box_px[3] - t.box_px[1])) for t in seen]
+        for t, (x, y, size), face in zip(seen, at, top_faces(image, at, centre, focal), strict=True):
+            ours.append(np.hypot(face[0] - t.face_px[0], face[1] - t.face_px[1]) / size)
+            g = face_centre((x, y), size, centre, focal)
+            guess.append(np.hypot(g[0] - t.face_px[0], g[1] - t.face_px[1]) / size)
+    assert len(ours) >= 45
+    assert np.median(ours) <= LOCATOR_MEDIAN_CEILING and np.median(ours) < 0.6 * np.median(guess), (
+        np.median(ours), np.median(guess))
+
+
+LOCATOR_MEDIAN_CEILING = 0.04  # measured 0.025 of a die's size (the guess: 0.071) on these 50 dice
 
 
 def test_rendered_d20s_in_unseen_fonts_are_read(views: list[synth.TrayCase]) -> None:
@@ -52,7 +81,7 @@ def test_rendered_d20s_in_unseen_fonts_are_read(views: list[synth.TrayCase]) -> 
     assert false == 0, (right, wrong, missed, false, labelled)
 
 
-MEASURED_RIGHT_FLOOR = 0.78  # measured 43 of 50 (0.86), 0 wrong, 7 missed, 0 false (D20_CARD.md); was 25 of 50
+MEASURED_RIGHT_FLOOR = 0.86  # measured 47 of 50 (0.94), 0 wrong, 3 missed, 0 false (D20_CARD.md); 43 before the locator, 25 at first
 
 
 def test_dice_of_the_felts_colour_are_found_and_read() -> None:
@@ -87,8 +116,22 @@ def test_an_empty_tray_has_no_dice() -> None:
     assert read_d20(view.image) == []
 
 
-@pytest.mark.parametrize("photo", NO_DICE[:3], ids=lambda p: p.name)
-def test_a_photo_with_no_dice_gives_none(photo: Path) -> None:
-    image = cv2.imread(str(photo))
-    assert image is not None
-    assert read_d20(image) == []
+def test_real_photos_without_a_d20_give_few_false_d20s_and_none_sure() -> None:
+    """Every real photo here with no d20 in it: the AprilTag photos (one of them a field of tagged cubes), the
+    calibration photos, and the phone photos of d6 that the reader's training held out (every fifth by name), as
+    shot and enlarged 2.5 times (a phone held close). A d20 read there is false; one under 0.8 confidence is put
+    to the players for a tap, so none may be surer than that."""
+    photos = [(p, 1.0) for p in NO_DICE + CALIBRATION] + [(p, z) for p in D6_HELD_OUT for z in (1.0, 2.5)]
+    false = []
+    for path, zoom in photos:
+        image = cv2.imread(str(path))
+        assert image is not None, path
+        image = cv2.resize(image, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC) if zoom != 1.0 else image
+        false += [(path.name, zoom, d.value, d.confidence) for d in read_d20(image)]
+    assert len(photos) == 97
+    assert len(false) <= FALSE_D20_CEILING and all(c < 0.8 for *_, c in false), false
+
+
+FALSE_D20_CEILING = 2
+"""Measured 2 (0.39 and 0.53 confidence, both on tagged cubes: 34085369442, 34139872896) over the 97 pictures;
+the reader before the locator: 14 on the d6 photos alone (at most 0.64)."""

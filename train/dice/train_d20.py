@@ -1,8 +1,8 @@
-"""Train the d20 finder and reader (vision/dice/d20.py -> vision/dice/models/d20_finder.onnx, d20_reader.onnx).
+"""Train the d20 finder, locator and reader (vision/dice/d20.py -> vision/dice/models/d20_*.onnx).
 
     pip install -e '.[train]'
-    OMP_NUM_THREADS=1 nice -n 10 python train/dice/render_d20.py --out /tmp/d20_data --views 2000
-    OMP_NUM_THREADS=1 nice -n 10 python train/dice/train_d20.py --data /tmp/d20_data [--stage all|finder|reader]
+    OMP_NUM_THREADS=1 nice -n 10 python train/dice/render_d20.py --out /tmp/d20_data --views 6000
+    OMP_NUM_THREADS=1 nice -n 10 python train/dice/train_d20.py --data /tmp/d20_data [--stage all|finder|locator|reader]
 
 Data: rendered close views only (`render_d20.py`: numerals in the DejaVu and Hershey fonts, never Liberation;
 dice of any colour and make). One view in ten (its seed's last digit 0) is held out: nothing is trained on it,
@@ -10,13 +10,20 @@ and the whole reader (the ONNX files through cv2.dnn, as shipped) is scored on i
 - The finder (CenterNet-style, as the d6 finder): the view at `d20.finder_scale` times 0.75-1.35, a random
   FINDER_CROP square, quarter-turned and mirrored, colours jittered; target a heat map of die centres (a die more
   than half hidden is neither die nor background), each die's box width and height and its centre's offset.
-- The reader: `d20.face_crop` of every die at least 60 % visible, at the top face's guessed place
-  (`d20.face_centre`, as the reader guesses it from the finder's box), the centre moved by ~5 % of the die's
-  size and the size by ~8 % (the finder's spread), in one view in three as if the picture were cut to a tray's
-  box (CUT_SHARE); UPRIGHT squares turned within UPRIGHT_DEG of the numeral's upright (class: the numeral) and
+- The locator: for every die at least 60 % visible, `d20.locate_crop` at the top face's guessed place
+  (`d20.face_centre` from its labelled box, in one view in three as if the picture were cut to a tray's box:
+  CUT_SHARE), the place moved by ~5 % of the die's size and the size by ~8 % (the finder's spread), turned by any
+  angle and mirrored (the target turned and mirrored with it), colours jittered; target the labelled top face's
+  middle (the renderer's `face_px`) less that place, in units of the die's size; smooth L1.
+- The reader, on squares cut afresh every epoch from VIEWS_PER_EPOCH training views drawn at random:
+  `d20.face_crop` of every die at least 60 % visible at its labelled top face moved by FACE_JITTER of its size
+  (the locator's spread) and the size by ~8 %; UPRIGHT squares turned within UPRIGHT_DEG of the numeral's upright (class: the numeral) and
   TURNED squares turned TURNED_DEG or more from it (class 0, "no upright numeral"); class 0 also from the table,
   the felt, the walls, a hand, beside a die, between two touching dice, and the finder's own false candidates
-  on the training views, at any turn; colours jittered (hue turned, channels scaled, grey, blur, noise).
+  on the training views where the locator puts their face, at any turn; and class 0 from real photos of other
+  dice (`--not-d20`: the d6 tray photos, `tests/data/dice_tray_d6`, enlarged NOT_D20_ZOOM times as a phone held
+  close shows them; every fifth photo by name held out): each labelled d6 and each of the finder's candidates
+  there, where the locator puts its face, at any turn (a d6 in a tray of d20s is no d20); colours jittered (hue turned, channels scaled, grey, blur, noise).
 Seed SEED for numpy and torch; one thread; CPU.
 """
 
@@ -45,7 +52,19 @@ SEED = 20261127
 FINDER_CROP = 192
 FINDER_STEPS = 1000
 FINDER_BATCH = 12
-READER_EPOCHS = 20
+READER_EPOCHS = 24
+VIEWS_PER_EPOCH = 2000
+"""The reader's squares are cut afresh each epoch from this many training views, drawn at random."""
+FACE_JITTER = 0.05
+"""The reader's squares are centred this share of the die's size (one sigma) off its labelled top face."""
+NOT_D20_ZOOM = (1.5, 3.5)
+"""The photos of other dice are enlarged by a factor drawn from this range each epoch (their d6 ~20-70 px)."""
+NOT_D20_SQUARES = 3
+"""Squares (at random turns) of each d6 and finder candidate in a photo of other dice, each epoch."""
+LOCATOR_EPOCHS = 12
+LOCATOR_BATCH = 64
+LOCATOR_STORE = 2.0, 96
+"""Each die is kept as a square this many of its sizes across at this many pixels, cut again every epoch."""
 READER_BATCH = 64
 READER_WIDTHS = (16, 32, 48, 48, 64, 128)
 """The reader's five convolutions' channels and its hidden layer."""
@@ -60,7 +79,7 @@ HALF_TURN_ALIKE = (1, 8, 11)
 SEEN = 0.6
 """A die at least this visible is read in training; the finder counts one at least half visible."""
 CUT_SHARE = 0.35
-"""The share of views whose reader crops take the optical centre and focal length of a random cut of the picture
+"""The share of views whose locator crops take the optical centre and focal length of a random cut of the picture
 (`vision.dice.read_dice` and the session read a tray's box, not knowing the whole picture's middle)."""
 
 
@@ -262,11 +281,6 @@ def reader_items(img: np.ndarray, lab: dict, rng: np.random.Generator, hard: lis
                  ) -> tuple[list[np.ndarray], list[int]]:
     """The reader's squares of one view (see the module docstring) and their classes."""
     h, w = img.shape[:2]
-    oc, f = ((w - 1) / 2.0, (h - 1) / 2.0), d20.FOCAL * max(w, h)
-    if rng.random() < CUT_SHARE:  # read in a cut of the picture (a tray's box): its middle and size are taken
-        cw, ch = w * rng.uniform(0.6, 1.0), h * rng.uniform(0.6, 1.0)
-        x0, y0 = rng.uniform(0, w - cw), rng.uniform(0, h - ch)
-        oc, f = (x0 + (cw - 1) / 2.0, y0 + (ch - 1) / 2.0), d20.FOCAL * max(cw, ch)
     allb = np.array([d["box"] for d in lab["dice"]], np.float64).reshape(-1, 4)
     cen = np.stack([(allb[:, 0] + allb[:, 2]) / 2, (allb[:, 1] + allb[:, 3]) / 2], 1)
     size = np.maximum(allb[:, 2] - allb[:, 0], allb[:, 3] - allb[:, 1])
@@ -274,19 +288,20 @@ def reader_items(img: np.ndarray, lab: dict, rng: np.random.Generator, hard: lis
     classes: list[int] = []
 
     def add(x: float, y: float, s: float, cls: int, up_deg: float) -> None:
-        crops.append(d20.face_crop(img, d20.face_centre((x, y), s, oc, f), s, up_deg))
+        crops.append(d20.face_crop(img, (x, y), s, up_deg))
         classes.append(cls)
 
     for d, (x, y), s in zip(lab["dice"], cen, size):
         if d["visible"] < SEEN or not (0 <= x < w and 0 <= y < h):
             continue
+        fx, fy = d["face_px"]
         for k in range(UPRIGHT + TURNED):
-            j = np.clip(rng.normal(0, 0.05, 2), -0.12, 0.12) * s
+            j = np.clip(rng.normal(0, FACE_JITTER, 2), -2.5 * FACE_JITTER, 2.5 * FACE_JITTER) * s
             sj = s * math.exp(np.clip(rng.normal(0, 0.08), -0.2, 0.2))
             off = rng.uniform(-UPRIGHT_DEG, UPRIGHT_DEG) if k < UPRIGHT else rng.uniform(TURNED_DEG, 360 - TURNED_DEG)
             if k >= UPRIGHT and d["value"] in HALF_TURN_ALIKE and abs(off - 180.0) < TURNED_DEG:
                 off += 2 * TURNED_DEG if off >= 180.0 else -2 * TURNED_DEG  # 1, 8, 11 read alike upside down
-            add(x + j[0], y + j[1], sj, d["value"] if k < UPRIGHT else 0, d["up_deg"] + off)
+            add(fx + j[0], fy + j[1], sj, d["value"] if k < UPRIGHT else 0, d["up_deg"] + off)
         if rng.random() < 0.5:  # beside it: a piece of a die is no die
             a, r = rng.uniform(0, 2 * math.pi), rng.uniform(0.6, 1.0) * s
             nx, ny = x + r * math.cos(a), y + r * math.sin(a)
@@ -310,44 +325,95 @@ def reader_items(img: np.ndarray, lab: dict, rng: np.random.Generator, hard: lis
 
 
 def hard_candidates(img: np.ndarray, lab: dict) -> list[tuple[float, float, float]]:
-    """The finder's candidates in a view that lie on no die (not even a hidden one): (x, y, size)."""
+    """The finder's candidates in a view that lie on no die (not even a hidden one), where the reader would look:
+    the locator's top face (x, y) and the candidate's size."""
     boxes = np.array([d["box"] for d in lab["dice"]], np.float64).reshape(-1, 4)
-    out = []
-    for x, y, bw, bh, _ in d20.find_d20(img, d20.finder_scale(img.shape)):
-        if not any(b[0] - 0.5 <= x <= b[2] - 0.5 and b[1] - 0.5 <= y <= b[3] - 0.5 for b in boxes):
-            out.append((x, y, max(bw, bh)))
-    return out
+    h, w = img.shape[:2]
+    out = [(x, y, max(bw, bh)) for x, y, bw, bh, _ in d20.find_d20(img, d20.finder_scale(img.shape))
+           if not any(b[0] - 0.5 <= x <= b[2] - 0.5 and b[1] - 0.5 <= y <= b[3] - 0.5 for b in boxes)]
+    faces = d20.top_faces(img, out, ((w - 1) / 2.0, (h - 1) / 2.0), d20.FOCAL * max(w, h))
+    return [(fx, fy, s) for (fx, fy), (_, _, s) in zip(faces, out)]
 
 
-def reader_data(data: Path, names: list[tuple[str, dict]], rng: np.random.Generator, with_hard: bool,
-                ) -> tuple[np.ndarray, np.ndarray]:
+def hard_of(data: Path, names: list[tuple[str, dict]]) -> dict[str, list[tuple[float, float, float]]]:
+    """Each training view's finder candidates on no die (`hard_candidates`), found once."""
+    t0 = time.time()
+    hard = {name: hard_candidates(image(data / "views" / name), lab) for name, lab in names}
+    print(f"hard negatives: {sum(map(len, hard.values()))} in {len(hard)} views, {time.time() - t0:.0f}s", flush=True)
+    return hard
+
+
+def not_d20_photos(folder: Path | None) -> list[tuple[np.ndarray, list[list[float]]]]:
+    """The training photos of other dice in `folder` (photos/*.jpg and labels.json, as tests/data/dice_tray_d6):
+    each picture and its labelled dice's boxes; every fifth photo by name is held out (`held_out_not_d20`)."""
+    if folder is None:
+        return []
+    labels = json.loads((folder / "labels.json").read_text())
+    return [(image(folder / "photos" / n), [d["box"] for d in labels[n]])
+            for k, n in enumerate(sorted(labels)) if k % 5]
+
+
+def not_d20_score(folder: Path) -> dict:
+    """`d20.read_d20` over the held-out photos of other dice (every fifth by name), as shot and enlarged 2.5
+    times: every d20 read there is false."""
+    labels = json.loads((folder / "labels.json").read_text())
+    held = [n for k, n in enumerate(sorted(labels)) if k % 5 == 0]
+    read = [d.confidence for n in held for z in (1.0, 2.5)
+            for d in d20.read_d20(cv2.resize(image(folder / "photos" / n), None, fx=z, fy=z,
+                                             interpolation=cv2.INTER_CUBIC))]
+    return {"photos": len(held), "zooms": [1.0, 2.5], "other_dice": sum(len(labels[n]) for n in held),
+            "read_as_d20": len(read), "at_0.8_or_more": sum(c >= 0.8 for c in read)}
+
+
+def not_d20_items(img: np.ndarray, boxes: list[list[float]], rng: np.random.Generator,
+                  ) -> tuple[list[np.ndarray], list[int]]:
+    """Class-0 squares of a photo of other dice, enlarged by a factor drawn from NOT_D20_ZOOM: its labelled dice
+    and the finder's candidates, where the locator puts their face, NOT_D20_SQUARES turns each."""
+    z = float(rng.uniform(*NOT_D20_ZOOM))
+    big = cv2.resize(img, None, fx=z, fy=z, interpolation=cv2.INTER_CUBIC)
+    h, w = big.shape[:2]
+    at = [((b[0] + b[2]) / 2 * z, (b[1] + b[3]) / 2 * z, max(b[2] - b[0], b[3] - b[1]) * z) for b in boxes]
+    at += [(x, y, max(bw, bh)) for x, y, bw, bh, _ in d20.find_d20(big, d20.finder_scale(big.shape))]
+    faces = d20.top_faces(big, at, ((w - 1) / 2.0, (h - 1) / 2.0), d20.FOCAL * max(w, h))
+    crops = [d20.face_crop(big, face, s * rng.uniform(0.9, 1.1), rng.uniform(0, 360))
+             for face, (_, _, s) in zip(faces, at) for _ in range(NOT_D20_SQUARES)]
+    return crops, [0] * len(crops)
+
+
+def reader_data(data: Path, names: list[tuple[str, dict]], rng: np.random.Generator,
+                hard: dict[str, list[tuple[float, float, float]]],
+                others: list[tuple[np.ndarray, list[list[float]]]] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """One epoch's squares and classes, cut afresh from VIEWS_PER_EPOCH views drawn from `names` and from every
+    photo of other dice in `others`."""
     crops: list[np.ndarray] = []
     classes: list[int] = []
-    n_hard = 0
-    t0 = time.time()
-    for name, lab in names:
-        img = image(data / "views" / name)
-        hard = hard_candidates(img, lab) if with_hard else []
-        n_hard += len(hard)
-        c, k = reader_items(img, lab, rng, hard)
+    for img, boxes in others:
+        c, cls = not_d20_items(img, boxes, rng)
         crops += c
-        classes += k
-    cls = np.array(classes, np.int64)
-    print(f"reader data: {len(cls)} crops, {int((cls > 0).sum())} dice, {n_hard} hard negatives, "
-          f"{time.time() - t0:.0f}s", flush=True)
-    return np.stack(crops), cls
+        classes += cls
+    for k in rng.permutation(len(names))[:VIEWS_PER_EPOCH]:
+        name, lab = names[int(k)]
+        c, cls = reader_items(image(data / "views" / name), lab, rng, hard.get(name, []))
+        crops += c
+        classes += cls
+    return np.stack(crops), np.array(classes, np.int64)
 
 
-def train_reader(crops: np.ndarray, classes: np.ndarray, rng: np.random.Generator, epochs: int,
-                 widths: tuple[int, ...]) -> Reader:
+def train_reader(data: Path, names: list[tuple[str, dict]], hard: dict, rng: np.random.Generator, epochs: int,
+                 widths: tuple[int, ...], others: list[tuple[np.ndarray, list[list[float]]]] = ()) -> Reader:
     net = Reader(widths)
-    steps = epochs * math.ceil(len(classes) / READER_BATCH)
+    crops, classes = reader_data(data, names, rng, hard, others)
+    per_epoch = math.ceil(len(classes) / READER_BATCH)
+    """Batches an epoch, the same every epoch (an epoch's squares vary in number; the schedule needs its steps)."""
+    print(f"reader: {len(classes)} squares an epoch, {int((classes > 0).sum())} upright", flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=epochs * per_epoch, pct_start=0.15)
     t0 = time.time()
     for epoch in range(epochs):
+        if epoch:
+            crops, classes = reader_data(data, names, rng, hard, others)
         net.train()
-        order = rng.permutation(len(classes))
+        order = np.resize(rng.permutation(len(classes)), per_epoch * READER_BATCH)  # wrapped round if short
         total, right, n = 0.0, 0, 0
         for k in range(0, len(order), READER_BATCH):
             idx = order[k:k + READER_BATCH]
@@ -366,6 +432,115 @@ def train_reader(crops: np.ndarray, classes: np.ndarray, rng: np.random.Generato
               flush=True)
     net.eval()
     return net
+
+
+# --------------------------------------------------------------------------------------------- locator
+
+class Locator(nn.Module):
+    """The top face's middle less the square's middle (`d20.locate_crop`), x and y in units of the die's size."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            cbr(3, 16), nn.MaxPool2d(2), cbr(16, 32), nn.MaxPool2d(2), cbr(32, 48), cbr(48, 48), nn.MaxPool2d(2),
+            cbr(48, 64), nn.MaxPool2d(2), nn.Flatten(),
+            nn.Linear(64 * (d20.LOCATE_PX // 16) ** 2, 96), nn.ReLU(inplace=True), nn.Linear(96, 2))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x)
+
+
+def locator_dice(data: Path, names: list[tuple[str, dict]], rng: np.random.Generator,
+                 ) -> list[tuple[np.ndarray, tuple[float, float]]]:
+    """Every die at least SEEN visible: a square LOCATOR_STORE around its top face's guessed place (see the module
+    docstring) and the face's offset from that place, in units of the die's size."""
+    across, px = LOCATOR_STORE
+    out = []
+    for name, lab in names:
+        img = image(data / "views" / name)
+        h, w = img.shape[:2]
+        oc, f = ((w - 1) / 2.0, (h - 1) / 2.0), d20.FOCAL * max(w, h)
+        if rng.random() < CUT_SHARE:  # read in a cut of the picture (a tray's box): its middle and size are taken
+            cw, ch = w * rng.uniform(0.6, 1.0), h * rng.uniform(0.6, 1.0)
+            x0, y0 = rng.uniform(0, w - cw), rng.uniform(0, h - ch)
+            oc, f = (x0 + (cw - 1) / 2.0, y0 + (ch - 1) / 2.0), d20.FOCAL * max(cw, ch)
+        for d in lab["dice"]:
+            if d["visible"] < SEEN:
+                continue
+            x0, y0, x1, y1 = d["box"]
+            s = max(x1 - x0, y1 - y0)
+            gx, gy = d20.face_centre(((x0 + x1) / 2, (y0 + y1) / 2), s, oc, f)
+            out.append((d20.square(img, (gx, gy), across * s, px),
+                        ((d["face_px"][0] - gx) / s, (d["face_px"][1] - gy) / s)))
+    return out
+
+
+def locator_sample(kept: tuple[np.ndarray, tuple[float, float]], rng: np.random.Generator,
+                   ) -> tuple[np.ndarray, tuple[float, float]]:
+    """A `d20.locate_crop` square cut from a kept one, its middle moved and its size changed as the finder's are,
+    turned by any angle and maybe mirrored; the target turned and mirrored with it, in units of the new size."""
+    crop, (fx, fy) = kept
+    across, px = LOCATOR_STORE
+    j = np.clip(rng.normal(0, 0.05, 2), -0.15, 0.15)
+    grow = math.exp(np.clip(rng.normal(0, 0.08), -0.2, 0.2))
+    a = rng.uniform(0, 2 * math.pi)
+    ca, sa = math.cos(a), math.sin(a)
+    per = px / across  # kept pixels a die's size
+    k = d20.LOCATE_SPAN * grow * per / d20.LOCATE_PX  # kept pixels an output pixel
+    m, mo = (px - 1) / 2.0, (d20.LOCATE_PX - 1) / 2.0
+    M = np.array([[k * ca, -k * sa, 0.0], [k * sa, k * ca, 0.0]])
+    M[:, 2] = np.array([m + j[0] * per, m + j[1] * per]) - M[:, :2] @ np.array([mo, mo])
+    out = cv2.warpAffine(crop, M, (d20.LOCATE_PX, d20.LOCATE_PX), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                         borderMode=cv2.BORDER_REPLICATE)
+    dx, dy = fx - j[0], fy - j[1]
+    tx, ty = (ca * dx + sa * dy) / grow, (-sa * dx + ca * dy) / grow
+    if rng.random() < 0.5:
+        out, tx = out[:, ::-1], -tx
+    return np.ascontiguousarray(out), (tx, ty)
+
+
+def train_locator(kept: list[tuple[np.ndarray, tuple[float, float]]], rng: np.random.Generator) -> Locator:
+    net = Locator()
+    steps = LOCATOR_EPOCHS * math.ceil(len(kept) / LOCATOR_BATCH)
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    t0 = time.time()
+    for epoch in range(LOCATOR_EPOCHS):
+        net.train()
+        order = rng.permutation(len(kept))
+        total = 0.0
+        for k in range(0, len(order), LOCATOR_BATCH):
+            batch = [locator_sample(kept[i], rng) for i in order[k:k + LOCATOR_BATCH]]
+            x = torch.from_numpy(d20.to_blob([colour_jitter(b[0], rng) for b in batch]))
+            y = torch.tensor(np.array([b[1] for b in batch]), dtype=torch.float32)
+            loss = F.smooth_l1_loss(net(x), y, beta=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(batch)
+        print(f"locator epoch {epoch} loss {total / len(kept):.4f} {time.time() - t0:.0f}s", flush=True)
+    net.eval()
+    return net
+
+
+def locator_error(data: Path, names: list[tuple[str, dict]]) -> dict:
+    """`d20.top_faces` (the ONNX locator through cv2.dnn) from the labelled boxes of held-out views: the distance
+    from the labelled top face, in units of the die's size, at the 50th and 90th percentile; the guess's too."""
+    ours, guess = [], []
+    for name, lab in names:
+        img = image(data / "views" / name)
+        h, w = img.shape[:2]
+        oc, f = ((w - 1) / 2.0, (h - 1) / 2.0), d20.FOCAL * max(w, h)
+        dice = [d for d in lab["dice"] if d["visible"] >= SEEN]
+        at = [((d["box"][0] + d["box"][2]) / 2, (d["box"][1] + d["box"][3]) / 2,
+               max(d["box"][2] - d["box"][0], d["box"][3] - d["box"][1])) for d in dice]
+        for d, (x, y, s), (fx, fy) in zip(dice, at, d20.top_faces(img, at, oc, f)):
+            gx, gy = d20.face_centre((x, y), s, oc, f)
+            ours.append(math.hypot(fx - d["face_px"][0], fy - d["face_px"][1]) / s)
+            guess.append(math.hypot(gx - d["face_px"][0], gy - d["face_px"][1]) / s)
+    return {"dice": len(ours), "locator_p50_p90": [round(float(v), 3) for v in np.percentile(ours, [50, 90])],
+            "guess_p50_p90": [round(float(v), 3) for v in np.percentile(guess, [50, 90])]}
 
 
 # ------------------------------------------------------------------------------------------ export, score
@@ -399,10 +574,13 @@ def score(data: Path, names: list[tuple[str, dict]]) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", type=Path, default=Path("/tmp/d20_data"))
-    p.add_argument("--out", type=Path, default=d20.MODELS, help="where the two ONNX files go")
-    p.add_argument("--stage", choices=("all", "finder", "reader", "score"), default="all",
-                   help="finder, then reader (on the finder in --out), or both; score: the held-out views only")
+    p.add_argument("--out", type=Path, default=d20.MODELS, help="where the three ONNX files go")
+    p.add_argument("--stage", choices=("all", "finder", "locator", "reader", "score"), default="all",
+                   help="finder, locator, then reader (on the finder and locator in --out), or all three; "
+                        "score: the held-out views only")
     p.add_argument("--reader-epochs", type=int, default=READER_EPOCHS)
+    p.add_argument("--not-d20", type=Path, default=ROOT / "tests" / "data" / "dice_tray_d6",
+                   help="real photos of other dice (photos/, labels.json), class 0 for the reader; 'none': none")
     p.add_argument("--reader-widths", default=",".join(map(str, READER_WIDTHS)),
                    help="the reader's five convolutions' channels and its hidden layer, comma-separated")
     args = p.parse_args()
@@ -414,6 +592,7 @@ def main() -> None:
     print(f"{len(train)} training views, {len(test)} held out", flush=True)
     d20.FINDER_FILE = args.out / "d20_finder.onnx"
     d20.READER_FILE = args.out / "d20_reader.onnx"
+    d20.LOCATOR_FILE = args.out / "d20_locator.onnx"
     t0 = time.time()
     if args.stage in ("all", "finder"):
         torch.manual_seed(SEED)
@@ -427,18 +606,32 @@ def main() -> None:
         export(finder, d20.FINDER_FILE, (1, 3, 240, 320), {2: "h", 3: "w"})
         d20._nets.clear()
         del views
-    if args.stage in ("all", "reader"):  # seeded afresh: the same reader whether trained with the finder or after
+    if args.stage in ("all", "locator"):  # each stage seeded afresh: the same network whether trained alone or not
+        torch.manual_seed(SEED + 2)
+        rng = np.random.default_rng(SEED + 2)
+        kept = locator_dice(args.data, train, rng)
+        print(f"locator: {len(kept)} dice", flush=True)
+        export(train_locator(kept, rng), d20.LOCATOR_FILE, (1, 3, d20.LOCATE_PX, d20.LOCATE_PX), {0: "n"})
+        d20._nets.clear()
+        del kept
+        print(f"locator on held-out views: {json.dumps(locator_error(args.data, test))}", flush=True)
+    if args.stage in ("all", "reader"):
         torch.manual_seed(SEED + 1)
         rng = np.random.default_rng(SEED + 1)
-        crops, classes = reader_data(args.data, train, rng, with_hard=d20.FINDER_FILE.is_file())
+        hard = hard_of(args.data, train) if d20.FINDER_FILE.is_file() and d20.LOCATOR_FILE.is_file() else {}
         widths = tuple(int(v) for v in args.reader_widths.split(","))
         if len(widths) != 6:
             raise SystemExit(f"--reader-widths takes 6 numbers, not {args.reader_widths!r}; e.g. 16,32,48,48,64,128.")
-        reader = train_reader(crops, classes, rng, args.reader_epochs, widths)
+        others = not_d20_photos(None if str(args.not_d20) == "none" else args.not_d20)
+        print(f"photos of other dice: {len(others)}", flush=True)
+        reader = train_reader(args.data, train, hard, rng, args.reader_epochs, widths, others)
         export(reader, d20.READER_FILE, (1, 3, d20.READ_PX, d20.READ_PX), {0: "n"})
         d20._nets.clear()
     print(f"trained in {(time.time() - t0) / 60:.1f} min", flush=True)
-    print(f"held-out views: {json.dumps(score(args.data, test))}", flush=True)
+    if d20.READER_FILE.is_file() and d20.LOCATOR_FILE.is_file():  # the whole reader, once all three are there
+        print(f"held-out views: {json.dumps(score(args.data, test))}", flush=True)
+        if str(args.not_d20) != "none":
+            print(f"held-out photos of other dice: {json.dumps(not_d20_score(args.not_d20))}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,16 @@
 """Twenty-sided dice read in a close picture (a phone over the tray, dice ~1/16 to 1/6 of the picture across).
 
-Two small networks run by OpenCV's `cv2.dnn` (trained by `train/dice/train_d20.py` on rendered views only,
+Three small networks run by OpenCV's `cv2.dnn` (trained by `train/dice/train_d20.py` on rendered views only,
 described in `models/D20_CARD.md`):
 1. The finder sees the picture shrunk so that its larger side is FINDER_SIDE pixels and draws a heat map of
    die centres every FINDER_STRIDE of its pixels, with each die's width and height (`find_d20`).
-2. The reader sees one die's top face at a time (`face_crop`): a square FACE_SPAN x the die's size, centred
-   where its top face lies (`face_centre`: a close camera sees a die away from the middle of its view from the
-   side, so its top face lies outward), turned TURNS times. It says for each turn "no upright numeral" (class 0)
-   or which numeral 1..20 is upright in the middle; the surest upright numeral over the turns is the die's.
+2. The locator says where each die's top face lies (`top_faces`): a close camera sees a die away from the middle
+   of its view from the side, so its top face is not its box's middle. It starts from a guess (`face_centre`:
+   outward from the optical centre) and sees an upright square LOCATE_SPAN x the die's size there; it gives how
+   far the face's middle is from the guess, in units of the die's size.
+3. The reader sees one die's top face at a time (`face_crop`): a square FACE_SPAN x the die's size, centred on
+   it, turned TURNS times. It says for each turn "no upright numeral" (class 0) or which numeral 1..20 is
+   upright in the middle; the surest upright numeral over the turns is the die's.
 A candidate with no upright numeral at any turn is dropped; a die's confidence is the reader's probability of
 its numeral at its best turn, times that numeral's share of the best readings over all turns (a 6 that also
 reads as a 9 upside down is less sure).
@@ -30,6 +33,7 @@ from vision.dice.nets import to_blob
 MODELS = Path(__file__).with_name("models")
 FINDER_FILE = MODELS / "d20_finder.onnx"
 READER_FILE = MODELS / "d20_reader.onnx"
+LOCATOR_FILE = MODELS / "d20_locator.onnx"
 
 FINDER_SIDE = 320
 """The finder sees the picture scaled so that its larger side is this many pixels (dice ~20-50 px there)."""
@@ -45,6 +49,10 @@ READ_PX = 48
 """The reader's input: READ_PX x READ_PX, BGR."""
 FACE_SPAN = 0.7
 """The reader's square as a share of the die's size (the larger side of its box): the top face and a little."""
+LOCATE_PX = 64
+"""The locator's input: LOCATE_PX x LOCATE_PX, BGR."""
+LOCATE_SPAN = 1.3
+"""The locator's square as a share of the die's size: the die and a little around it."""
 LEAN = 0.5
 """How far outward a die's top face lies: LEAN x the die's size x its distance from the optical centre / the
 focal length (a d20 lying on a face has its top ~0.5 of its size above its middle)."""
@@ -89,29 +97,54 @@ def face_centre(centre: tuple[float, float], size_px: float, optical_centre: tup
     return centre[0] + (centre[0] - optical_centre[0]) * k, centre[1] + (centre[1] - optical_centre[1]) * k
 
 
-def face_crop(image_bgr: np.ndarray, face: tuple[float, float], size_px: float, up_deg: float) -> np.ndarray:
-    """The reader's BGR uint8 square: FACE_SPAN x `size_px` across, centred on `face`, turned so that the
-    picture's direction `up_deg` (counter-clockwise from +x, y down: 90 is up the picture) is up; the picture
+def square(image_bgr: np.ndarray, centre: tuple[float, float], across_px: float, out_px: int,
+           up_deg: float = 90.0) -> np.ndarray:
+    """A BGR uint8 `out_px` square of the picture `across_px` pixels across, centred on `centre`, turned so that
+    the picture's direction `up_deg` (counter-clockwise from +x, y down: 90 is up the picture) is up; the picture
     smoothed first where the square shrinks it, edge pixels repeated past its border."""
     a = math.radians(up_deg)
     ux, uy = math.cos(a), -math.sin(a)  # the square's up, in the picture
-    k = FACE_SPAN * size_px / READ_PX
+    k = across_px / out_px
     eu, ew = (-uy * k, ux * k), (-ux * k, -uy * k)  # the square's right and down, in picture pixels
-    m = (READ_PX - 1) / 2.0
+    m = (out_px - 1) / 2.0
     h, w = image_bgr.shape[:2]
-    half = int(math.ceil(FACE_SPAN * size_px * 0.75)) + 3
-    x0, y0 = int(face[0]) - half, int(face[1]) - half
-    x1, y1 = int(face[0]) + half + 1, int(face[1]) + half + 1
+    half = int(math.ceil(across_px * 0.75)) + 3
+    x0, y0 = int(centre[0]) - half, int(centre[1]) - half
+    x1, y1 = int(centre[0]) + half + 1, int(centre[1]) + half + 1
     piece = image_bgr[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
     if piece.size == 0:
-        return np.zeros((READ_PX, READ_PX, 3), np.uint8)
+        return np.zeros((out_px, out_px, 3), np.uint8)
     piece = cv2.copyMakeBorder(piece, max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w), cv2.BORDER_REPLICATE)
     if k > 1.3:
         piece = cv2.GaussianBlur(piece, (0, 0), 0.45 * k)
-    cx, cy = face[0] - x0, face[1] - y0
+    cx, cy = centre[0] - x0, centre[1] - y0
     M = np.array([[eu[0], ew[0], cx - (eu[0] + ew[0]) * m], [eu[1], ew[1], cy - (eu[1] + ew[1]) * m]])
-    return cv2.warpAffine(piece, M, (READ_PX, READ_PX), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    return cv2.warpAffine(piece, M, (out_px, out_px), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                           borderMode=cv2.BORDER_REPLICATE)
+
+
+def face_crop(image_bgr: np.ndarray, face: tuple[float, float], size_px: float, up_deg: float) -> np.ndarray:
+    """The reader's square (`square`): FACE_SPAN x `size_px` across, READ_PX wide, centred on `face`, `up_deg` up."""
+    return square(image_bgr, face, FACE_SPAN * size_px, READ_PX, up_deg)
+
+
+def locate_crop(image_bgr: np.ndarray, at: tuple[float, float], size_px: float) -> np.ndarray:
+    """The locator's square (`square`): LOCATE_SPAN x `size_px` across, LOCATE_PX wide, upright, centred on `at`."""
+    return square(image_bgr, at, LOCATE_SPAN * size_px, LOCATE_PX)
+
+
+def top_faces(image_bgr: np.ndarray, dice: list[tuple[float, float, float]], optical_centre: tuple[float, float],
+              focal_px: float) -> list[tuple[float, float]]:
+    """Where the top face of each die (x, y, size: its box's middle and larger side, px) lies, px: the guess
+    (`face_centre`) moved by the locator's offset (units of the die's size)."""
+    guesses = [face_centre((x, y), s, optical_centre, focal_px) for x, y, s in dice]
+    if not guesses:
+        return []
+    net = _net(LOCATOR_FILE)
+    with _lock:
+        net.setInput(to_blob([locate_crop(image_bgr, g, s) for g, (_, _, s) in zip(guesses, dice)]))
+        offsets = np.asarray(net.forward()).reshape(len(dice), 2)
+    return [(g[0] + float(o[0]) * s, g[1] + float(o[1]) * s) for g, (_, _, s), o in zip(guesses, dice, offsets)]
 
 
 def find_d20(image_bgr: np.ndarray, scale: float) -> list[tuple[float, float, float, float, float]]:
@@ -178,8 +211,9 @@ def read_d20(image_bgr: np.ndarray, region: np.ndarray | None = None,
     if not found:
         return []
     turns = np.arange(TURNS) * (360.0 / TURNS)
-    crops = [face_crop(full, face_centre((x, y), max(bw, bh), oc, f), max(bw, bh), float(t))
-             for x, y, bw, bh, _ in found for t in turns]
+    faces = top_faces(full, [(x, y, max(bw, bh)) for x, y, bw, bh, _ in found], oc, f)
+    crops = [face_crop(full, face, max(bw, bh), float(t)) for (_, _, bw, bh, _), face in zip(found, faces)
+             for t in turns]
     prob = numeral_probabilities(crops).reshape(len(found), TURNS, -1)
     dice = []
     for (x, y, bw, bh, _), p in zip(found, prob, strict=True):
