@@ -6,6 +6,8 @@ Rows (`dice_rows`):
   vision/dice/models/d6_heldout.json (bench never trains);
 - real photos, held out, enlarged 3x: the same folds' models on their held-out photos enlarged (dice ~120 px, as
   a phone held close over the tray sees them), measured by the training script too;
+- real photos, held out, as a tray: the same held-out photos read as a table camera's tray is (full size, the
+  table reader), measured by the training script too;
 - real photos, shipped model: the shipped model over all 200 photos, which it was trained on (a check that the
   shipped files are the ones described, NOT a held-out figure), with the time a photo;
 - speed: `read_dice` of a 500 x 400 px tray region (what a 1080p table camera sees of a tray) holding the
@@ -107,13 +109,23 @@ def heldout_row(path: Path = HELDOUT_FILE) -> DiceRow:
 def heldout_close_row(path: Path = HELDOUT_FILE) -> DiceRow | None:
     """The same held-out photos enlarged (a phone held close), if the training script measured them."""
     close = json.loads(path.read_text()).get("close")
-    if close is None:
-        return None
-    t = close["total"]
-    return DiceRow(f"real photos, held out, enlarged {close['times']:g}x", t["photos"], t["dice"], t["right"],
-                   t["wrong"], t["missed"], t["false"], t["low_confidence"], tuple(tuple(r) for r in t["confusion"]),
-                   True, wrong_confident=t["wrong_confident"],
-                   note="dice ~120 px, as a phone held close sees them; read by each fold's models")
+    return None if close is None else _section_row(
+        close, f"real photos, held out, enlarged {close['times']:g}x",
+        "dice ~120 px, as a phone held close sees them; read by each fold's models")
+
+
+def heldout_table_row(path: Path = HELDOUT_FILE) -> DiceRow | None:
+    """The same held-out photos read as a table camera's tray is (the table reader), if the script measured them."""
+    table = json.loads(path.read_text()).get("table")
+    return None if table is None else _section_row(
+        table, "real photos, held out, as a tray", "read as a table camera's tray: the table reader, each fold's")
+
+
+def _section_row(section: dict, label: str, note: str) -> DiceRow:
+    t = section["total"]
+    return DiceRow(label, t["photos"], t["dice"], t["right"], t["wrong"], t["missed"], t["false"],
+                   t["low_confidence"], tuple(tuple(r) for r in t["confusion"]), True,
+                   wrong_confident=t["wrong_confident"], note=note)
 
 
 def score_photos(photos: list[tuple[Path, np.ndarray, list[int]]], label: str, held_out: bool,
@@ -182,10 +194,7 @@ class _one_thread:
 
 def dice_rows(say: Callable[[str], None] = lambda _m: None) -> list[DiceRow]:
     """The Dice section's rows: held-out real photos, the shipped model on its training photos, and speed."""
-    rows = [heldout_row()]
-    close = heldout_close_row()
-    if close is not None:
-        rows.append(close)
+    rows = [heldout_row(), *(r for r in (heldout_close_row(), heldout_table_row()) if r is not None)]
     if (PHOTOS / "labels.json").is_file():
         photos = load_labels()
         say(f"reading the dice of {len(photos)} real photos")

@@ -3,7 +3,8 @@
 Where it reads: in the dice tray when one is marked (a marked tray wins: the players chose where they roll), else
 anywhere on the table away from the bases. Nothing is spent on dice while no roll is pending.
 
-- The tray: its bounding box is cut out and read (`vision.dice.read_dice(image, sides=..., region=polygon)`).
+- The tray: its bounding box and a margin round it (`vision.dice.region.cut_box`: a die leaning on the wall is seen
+  whole) are cut out and read (`vision.dice.read_dice(image, sides=..., region=polygon)`).
 - The table (`TableArea`, built each frame by `table_seen`): the board's rectangle as the camera sees it (projected
   by the calibration, the lens included), less a zone round every base and every tag: a base's disc on the table
   and the same disc lifted to its tag's height (what stands on it: the figure, the topper), hulled, grown by
@@ -46,6 +47,7 @@ import shapely
 from calibration.errors import InputError
 from rules.roster import MM_PER_INCH, Roster
 from vision.dice.die import LOW_CONFIDENCE, Die
+from vision.dice.region import CUT_SHARE, cut_box
 
 log = logging.getLogger("tablesight.dice")
 
@@ -367,9 +369,8 @@ class DiceWatch:
             self._roll, self._dice, self._still = roll, (), 0
         h, w = image.shape[:2]
         polygon = area.outline_px if area is not None else tray.for_image((w, h)) if tray is not None else ()
-        xs, ys = [p[0] for p in polygon], [p[1] for p in polygon]
-        x0, y0 = max(0, int(math.floor(min(xs)))), max(0, int(math.floor(min(ys))))
-        x1, y1 = min(w, int(math.ceil(max(xs))) + 1), min(h, int(math.ceil(max(ys))) + 1)
+        # a die leaning on the tray's wall is seen whole; the table's area reaches only the board's edge
+        x0, y0, x1, y1 = cut_box(np.asarray(polygon, np.float64), w, h, 0.0 if area is not None else CUT_SHARE)
         if x1 - x0 < 2 or y1 - y0 < 2:
             return None
         crop = image[y0:y1, x0:x1]

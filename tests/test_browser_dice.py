@@ -583,9 +583,10 @@ TRAY_PX = [[560, 420], [900, 420], [900, 690], [560, 690]]
 
 
 class TrayReads:
-    """The table camera's dice reader as the live loop calls it (session/dice_watch.py: the crop of the tray's box,
+    """The table camera's dice reader as the live loop calls it (session/dice_watch.py: a crop round the tray's box,
     the dice in the crop's pixels): always the same two d6, a sure 2 on the left and a 5 read with confidence 0.5
-    on the right. The reader itself is vision.dice's (tests/test_dice_reader.py); here the page's part is shown."""
+    on the right, at (60, 120) and (240, 160) from the tray's top-left corner. The reader itself is vision.dice's
+    (tests/test_dice_reader.py); here the page's part is shown."""
 
     def __init__(self) -> None:
         self.calls = 0
@@ -594,8 +595,9 @@ class TrayReads:
         from vision.dice.die import Die
 
         self.calls += 1
-        return [Die(2, 6, (60.0, 120.0), (42.0, 102.0, 78.0, 138.0), 0.97),
-                Die(5, 6, (240.0, 160.0), (222.0, 142.0, 258.0, 178.0), 0.5)]
+        x, y = region[0]  # the tray's top-left corner, in the crop's pixels
+        return [Die(2, 6, (x + 60.0, y + 120.0), (x + 42.0, y + 102.0, x + 78.0, y + 138.0), 0.97),
+                Die(5, 6, (x + 240.0, y + 160.0), (x + 222.0, y + 142.0, x + 258.0, y + 178.0), 0.5)]
 
 
 def test_the_faces_the_table_camera_reads_are_drawn_on_the_tray_and_one_tap_sets_an_unsure_die(

@@ -56,23 +56,29 @@ def test_every_labelled_die_is_found_once_with_its_face(name: str, labelled: dic
     assert np.median(errors) < 0.15 and max(errors) < 0.5, errors
 
 
-def test_a_region_reads_only_the_dice_inside_it_in_full_picture_pixels(labelled: dict) -> None:
+def test_a_region_reads_only_the_dice_in_it_in_full_picture_pixels(labelled: dict) -> None:
+    """Only dice centred in the region, or outside it by at most half their size (leaning on a tray's wall), are
+    read; each where the whole picture, read as a table camera's (a region around all of it), has it."""
     image, boxes, faces = labelled[PICKED[0]]
-    whole = read_dice(image)
     h, w = image.shape[:2]
+    whole = read_dice(image, region=np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
+    assert len(whole) == len(faces)
     left = np.array([[0, 0], [w / 2, 0], [w / 2, h], [0, h]], np.float64)
     inside = read_dice(image, region=left)
-    expected = [d for d in whole if d.centre_px[0] <= w / 2]
+    expected = [d for d in whole if d.centre_px[0] <= w / 2 + 0.5 * d.side_px]
     assert 0 < len(inside) < len(whole)
     assert sorted(d.value for d in inside) == sorted(d.value for d in expected)
     for d in inside:
         twin = min(expected, key=lambda e: np.hypot(e.centre_px[0] - d.centre_px[0], e.centre_px[1] - d.centre_px[1]))
         assert np.hypot(twin.centre_px[0] - d.centre_px[0], twin.centre_px[1] - d.centre_px[1]) < 3.0
-    # a triangle: only the dice whose centre is in it
+    # a triangle: only the dice whose centre is in it or within half their size of its long edge
     triangle = np.array([[0, 0], [w, 0], [0, h]], np.float64)
     in_triangle = read_dice(image, region=triangle)
-    assert all(d.centre_px[0] / w + d.centre_px[1] / h <= 1.0 for d in in_triangle)
-    assert len(in_triangle) == sum(d.centre_px[0] / w + d.centre_px[1] / h <= 1.0 for d in whole)
+    past = [(d.centre_px[0] / w + d.centre_px[1] / h - 1.0) / np.hypot(1 / w, 1 / h) for d in in_triangle]
+    assert all(p <= 0.5 * d.side_px + 0.5 for p, d in zip(past, in_triangle))
+    near = [d for d in whole if (d.centre_px[0] / w + d.centre_px[1] / h - 1.0) / np.hypot(1 / w, 1 / h)
+            <= 0.5 * d.side_px]
+    assert len(in_triangle) == len(near)
 
 
 def test_a_photo_set_on_a_larger_frame_reads_the_same_dice_shifted(labelled: dict) -> None:

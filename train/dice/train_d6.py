@@ -6,11 +6,12 @@
     python train/dice/train_d6.py --summary
 
 `--data` defaults to tests/data/dice_tray_d6 (200 photos, labels.json: each die's box and face word). Photos are
-split into 5 folds by photo (seeded shuffle of the sorted names). For each fold k the two networks are trained
-on the other 160 photos (and, with --rendered, on the rendered trays too, which are never scored) and the whole
-reader (the ONNX files through cv2.dnn, as shipped) is scored on the 40
-held-out photos; "final" trains on all 200 and writes the shipped pair to --final-to (vision/dice/models/).
-The fold models and figures go to --work (default /tmp/d6_train, fold<k>.json); `--summary` gathers them into
+split into 5 folds by photo (seeded shuffle of the sorted names). For each fold k the three networks are trained
+on the other 160 photos (the finder and the table reader, with --rendered, on the rendered trays too, which are
+never scored) and the whole reader (the ONNX files through cv2.dnn, as shipped) is scored on the 40 held-out
+photos, read as photos (fold<k>.json) and as a table camera's tray (fold<k>_table.json); "final" trains on all
+200 and writes the shipped networks to --final-to (vision/dice/models/).
+The fold models and figures go to --work (default /tmp/d6_train); `--summary` gathers them into
 vision/dice/models/d6_heldout.json (what `tablesight bench` and the model card quote); `--rescore` scores the
 fold models there again; `--train` names what to train (the rest is taken as it lies in the fold's folder). Nothing is tuned
 on held-out figures (see the model card for what was seen when).
@@ -45,10 +46,11 @@ FOLDS = 5
 FINDER_CROP = 160
 FINDER_STEPS = 1100
 FINDER_BATCH = 12
-PHOTOS_READER = ((16, 32, 64), 30)
-"""The reader trained on the real photos alone: its channels and epochs."""
-TABLE_READER = ((24, 40, 72), 45)
-"""The reader trained on the real photos and the rendered table trays: its channels and epochs."""
+PHOTOS_READER = ((32, 64, 128), 40)
+"""The reader trained on the real photos alone (it reads photos): its channels and epochs."""
+TABLE_READER = ((32, 64, 128), 45)
+"""The reader trained on the real photos and the rendered table trays (it reads a table camera's tray): its channels
+and epochs."""
 READER_BATCH = 32
 RENDERED_SHARE = 0.5
 """With --rendered: the share of the finder's crops cut from rendered trays, and the rendered dice in each reader
@@ -334,15 +336,16 @@ CLOSE_TIMES = 3.0
 over the tray sees them in a 1920 px photo)."""
 
 
-def score(photos: list, times: float = 1.0) -> dict:
-    """The shipped pipeline (d6.read_d6 on the ONNX files now in place) over `photos`, enlarged `times` times."""
+def score(photos: list, times: float = 1.0, table: bool = False) -> dict:
+    """The shipped pipeline (d6.read_d6 on the ONNX files now in place) over `photos`, enlarged `times` times; read
+    as photos (the photos reader), or with `table` as a table camera's tray is (full size only, the table reader)."""
     confusion = np.zeros((6, 6), int)
     missed = false = low = wrong_sure = 0
     for _, img, boxes, faces in photos:
         if times != 1.0:
             img = cv2.resize(img, None, fx=times, fy=times, interpolation=cv2.INTER_CUBIC)
             boxes = boxes * times  # corner coordinates
-        dice = d6.read_d6(img)
+        dice = d6.read_d6(img, large_too=not table)
         pairs, m, f = match(dice, boxes, list(faces))
         missed += m
         false += f
@@ -411,6 +414,14 @@ def run_fold(photos: list, fold: str, folds: dict[str, int], out_dir: Path, trai
     result = {"fold": int(fold), "train_minutes": round(minutes, 1), **score(test)}
     print(f"[{fold}] held out: {result}", flush=True)
     (out_dir / f"fold{fold}.json").write_text(json.dumps(result) + "\n")
+    score_table(test, fold, out_dir)
+
+
+def score_table(test: list, fold: str | int, out_dir: Path) -> None:
+    """The held-out photos read as a table camera's tray (the table reader): fold<k>_table.json."""
+    result = {"fold": int(fold), **score(test, table=True)}
+    print(f"[{fold}] held out, read as a table camera's tray: {result}", flush=True)
+    (out_dir / f"fold{fold}_table.json").write_text(json.dumps(result) + "\n")
 
 
 def rescore(photos: list, out_dir: Path) -> None:
@@ -422,6 +433,7 @@ def rescore(photos: list, out_dir: Path) -> None:
         result = {"fold": k, "train_minutes": old["train_minutes"], **score([p for p in photos if folds[p[0]] == k])}
         print(f"[{k}] held out: {result}", flush=True)
         (out_dir / f"fold{k}.json").write_text(json.dumps(result) + "\n")
+        score_table([p for p in photos if folds[p[0]] == k], k, out_dir)
 
 
 def rescore_close(photos: list, out_dir: Path) -> None:
@@ -453,6 +465,11 @@ def summary(out_dir: Path, target: Path) -> None:
         close = {"close": {"what": f"the same held-out photos enlarged {CLOSE_TIMES:g} times (dice ~120 px: a phone "
                                    "held close), each read by its fold's models", "times": CLOSE_TIMES,
                            "total": _total([json.loads(f.read_text()) for f in close_files])}}
+    table_files = [out_dir / f"fold{k}_table.json" for k in range(FOLDS)]
+    if all(f.is_file() for f in table_files):
+        close["table"] = {"what": "the same held-out photos read as a table camera's tray is (full size only, the "
+                                  "table reader), each by its fold's models",
+                          "total": _total([json.loads(f.read_text()) for f in table_files])}
     target.write_text(json.dumps({
         "what": "d6 reader on held-out real photos: 5 folds by photo, each fold's models trained on the other 160",
         "data": "dice_tray_d6 (200 photos, 1,487 dice; BSD-3-Clause, Nell Byler)", "seed": SEED,
@@ -461,7 +478,8 @@ def summary(out_dir: Path, target: Path) -> None:
         "note": "wrong_confident: read wrong at confidence 0.8 or more (the rest of the wrong faces are put to the "
                 "players); every fold's finder, photos reader and table reader trained from scratch on its 160 "
                 "photos (and the finder and table reader on the 480 rendered trays too, never scored); "
-                "train_minutes: the three networks, one thread, on a shared 2-core machine",
+                "train_minutes: what the fold's last run trained (the shipped figures: the two readers; the finders "
+                "~5 min more, see the model card), one thread, on a shared 2-core machine",
         "folds": [{k: f[k] for k in ("fold", "train_minutes", *keys)} for f in folds],
         "total": total, **close}, indent=1) + "\n")
     print(json.dumps(total))
@@ -493,9 +511,9 @@ def main() -> None:
     p.add_argument("--rendered", type=Path, default=None,
                    help="rendered trays (train/dice/render_d6.py) added to every fold's training, never scored")
     p.add_argument("--photos-reader", default=shape_text(PHOTOS_READER),
-                   help="the photos reader's three convolution widths and epochs, as 16,32,64:30")
+                   help="the photos reader's three convolution widths and epochs, as 32,64,128:40")
     p.add_argument("--table-reader", default=shape_text(TABLE_READER),
-                   help="the table reader's three convolution widths and epochs, as 24,40,72:45")
+                   help="the table reader's three convolution widths and epochs, as 32,64,128:45")
     p.add_argument("--rescore", action="store_true", help="score the fold models in --work again (no training)")
     p.add_argument("--close", action="store_true",
                    help=f"score the fold models in --work on their held-out photos enlarged {CLOSE_TIMES:g} times")

@@ -13,14 +13,13 @@ import numpy as np
 
 from vision.dice.d6 import FINDER_CELL_PX
 from vision.dice.die import LOW_CONFIDENCE, Die
+from vision.dice.region import counts, cut_box
 from vision.errors import FrameError
 
 __all__ = ["LOW_CONFIDENCE", "Die", "DiceError", "read_dice", "SIDES"]
 
 SIDES = (6, 20)
 """The dice the camera reads."""
-REGION_MARGIN_PX = 8
-"""The picture read around a region's bounding box, so that a die on the region's edge is seen whole."""
 
 
 class DiceError(FrameError):
@@ -31,8 +30,9 @@ def read_dice(image_bgr: np.ndarray, sides: int = 6, region: np.ndarray | None =
     """The dice of `sides` faces in a BGR uint8 picture (grey is taken too), each with its face up, centre, box
     and confidence, in the full picture's pixels.
 
-    `region`: a polygon (N x 2, pixels) of the tray; only dice whose centre lies inside it are read (on its
-    edge counts as inside). None: the whole picture. Pure: nothing is written; the networks load once.
+    `region`: a polygon (N x 2, pixels) of the tray; only dice in it are read: centred in it, or outside it by at
+    most half their size (leaning on the tray's wall; `vision.dice.region`). None: the whole picture. Pure:
+    nothing is written; the networks load once.
     A picture with a region is a table camera's (d6 looked for at full size only, as a table camera sees them);
     one without may be a phone's close photo (d6 of any size, `vision.dice.d6.read_large`).
     """
@@ -44,17 +44,15 @@ def read_dice(image_bgr: np.ndarray, sides: int = 6, region: np.ndarray | None =
     polygon = None
     if region is not None:
         polygon = _polygon(region)
-        bx, by, bw, bh = cv2.boundingRect(polygon)
-        x0, y0 = max(0, bx - REGION_MARGIN_PX), max(0, by - REGION_MARGIN_PX)
+        x0, y0, x1, y1 = cut_box(polygon, w, h)
         x0, y0 = x0 - x0 % FINDER_CELL_PX, y0 - y0 % FINDER_CELL_PX  # the finder's cells fall where they would
-        x1, y1 = min(w, bx + bw + REGION_MARGIN_PX), min(h, by + bh + REGION_MARGIN_PX)
         if x1 - x0 < 2 or y1 - y0 < 2:
             return []
     part = image[y0:y1, x0:x1]
     found = _reader(sides, large_too=polygon is None)(part)
     dice = [_shifted(d, x0, y0) for d in found]
     if polygon is not None:
-        dice = [d for d in dice if cv2.pointPolygonTest(polygon, d.centre_px, False) >= 0]
+        dice = [d for d in dice if counts(polygon, d.centre_px, d.side_px)]
     return dice
 
 

@@ -29,6 +29,7 @@ from vision.dice.nets import loaded as _nets  # noqa: F401 - training clears it
 from vision.dice.nets import lock as _lock
 from vision.dice.nets import net as _net
 from vision.dice.nets import to_blob
+from vision.dice.region import counts, cut_box
 
 MODELS = Path(__file__).with_name("models")
 FINDER_FILE = MODELS / "d20_finder.onnx"
@@ -68,8 +69,6 @@ MIN_CONFIDENCE = 0.3
 training run's own held-out views 0.35 alone read 685 of 892 dice right and 0 false, but three real photos with
 no dice (tests/data/apriltag_test: AprilTags, a table) gave false dice at confidences 0.17-0.29; with 0.3 they
 give none, and the held-out views 644 right, 88 wrong, 160 missed, 0 false."""
-REGION_MARGIN_PX = 8
-"""Read around a region's bounding box this far (as vision.dice.read_dice does)."""
 
 
 def finder_scale(image_shape: tuple[int, ...]) -> float:
@@ -183,19 +182,19 @@ def numeral_probabilities(crops: list[np.ndarray]) -> np.ndarray:
 
 
 def tray_crop(image_bgr: np.ndarray, region: np.ndarray | None) -> tuple[np.ndarray, int, int]:
-    """The part of the picture dice are looked for in: the region's bounding box and REGION_MARGIN_PX around
-    it (the whole picture without a region), and its top-left corner (x, y) in the picture."""
+    """The part of the picture dice are looked for in (`vision.dice.region.cut_box`; the whole picture without a
+    region), and its top-left corner (x, y) in the picture."""
     if region is None:
         return image_bgr, 0, 0
-    x, y, w, h = cv2.boundingRect(np.asarray(region, np.float32).reshape(-1, 1, 2))
-    ox, oy = max(0, x - REGION_MARGIN_PX), max(0, y - REGION_MARGIN_PX)
-    return image_bgr[oy : y + h + REGION_MARGIN_PX, ox : x + w + REGION_MARGIN_PX], ox, oy
+    x0, y0, x1, y1 = cut_box(region, image_bgr.shape[1], image_bgr.shape[0])
+    return image_bgr[y0:y1, x0:x1], x0, y0
 
 
 def read_d20(image_bgr: np.ndarray, region: np.ndarray | None = None,
              optical_centre_px: tuple[float, float] | None = None, focal_px: float | None = None) -> list[Die]:
     """The d20s in a close BGR uint8 picture: each one's numeral up, centre, box (full-picture pixels) and
-    confidence, in reading order. `region`: the tray's polygon (N x 2, px): only dice centred in it. No die: [].
+    confidence, in reading order. `region`: the tray's polygon (N x 2, px): only dice in it
+    (`vision.dice.region.counts`). No die: [].
     `optical_centre_px`, `focal_px`: the camera's (default: the picture's middle, FOCAL x its larger side)."""
     full = image_bgr if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
     h_full, w_full = full.shape[:2]
@@ -206,8 +205,7 @@ def read_d20(image_bgr: np.ndarray, region: np.ndarray | None = None,
         return []
     found = [(x + ox, y + oy, bw, bh, heat) for x, y, bw, bh, heat in find_d20(part, finder_scale(full.shape))]
     if region is not None:
-        polygon = np.asarray(region, np.float32).reshape(-1, 1, 2)
-        found = [c for c in found if cv2.pointPolygonTest(polygon, (c[0], c[1]), False) >= 0]
+        found = [c for c in found if counts(region, (c[0], c[1]), max(c[2], c[3]))]
     if not found:
         return []
     turns = np.arange(TURNS) * (360.0 / TURNS)

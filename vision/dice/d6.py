@@ -5,11 +5,13 @@ Three ONNX networks run by OpenCV's `cv2.dnn` (trained by `train/dice/train_d6.p
 - the finder sees the picture at half size and draws a heat map of die centres every 4 of its pixels,
   with each die's width and height (small dice are looked for again in the picture enlarged: `find_at_size`;
   a photo's large dice, a phone held close, in the picture shrunk: `read_large`);
-- two readers see one die at a time, cut square around the found centre (`CROP_MARGIN` times its size),
-  turned so that the die's edges are square to the cut (`face_angle`), scaled to `CROP_PX` pixels, and say
-  "not a die" or a face 1..6: one trained on the real photos alone, one on them and rendered table trays. The
-  surer reader's answer is taken, and a die they are unsure of (under LOOK_AGAIN_BELOW) is read again in its 8
-  symmetric views.
+- a reader sees one die at a time, cut square around the found centre (`CROP_MARGIN` times its size), turned
+  so that the die's edges are square to the cut (`face_angle`), scaled to `CROP_PX` pixels, and says "not a
+  die" or a face 1..6; a die it is unsure of (under LOOK_AGAIN_BELOW) is read again in its 8 symmetric views.
+  Two readers, one for each kind of picture: a photo (`tablesight dice`, the phone's dice camera) is read by
+  the one trained on the real phone photos alone, a table camera's tray or table by the one trained on them and
+  rendered table trays (smaller, oblique dice). Each is sure of wrong faces off its own kind of picture, so the
+  picture's kind chooses, not the readers' confidence.
 The cutting and scaling here are the ones the training uses, so the two cannot drift apart.
 """
 
@@ -30,9 +32,10 @@ from vision.dice.nets import to_blob
 MODELS = Path(__file__).with_name("models")
 FINDER_FILE = MODELS / "d6_finder.onnx"
 READER_FILE = MODELS / "d6_reader.onnx"
-"""The reader trained on the real dice-tray photos alone."""
+"""The photos reader: trained on the real dice-tray photos alone; reads photos (dice of any size)."""
 TABLE_READER_FILE = MODELS / "d6_reader_table.onnx"
-"""The reader trained on the real photos and rendered table trays (smaller dice, seen from a table camera)."""
+"""The table reader: trained on the real photos and rendered table trays; reads a table camera's tray or table
+(smaller dice, seen obliquely)."""
 
 FINDER_SCALE = 0.5
 """The finder sees the picture at this scale (the training photos' dice, 21-69 px, become 10-35 px)."""
@@ -168,20 +171,21 @@ def _apart(found: list[tuple[float, float, float, float, float]]) -> list[tuple[
     return kept
 
 
-def read_faces(image_bgr: np.ndarray, found: list[tuple[float, float, float, float, float]]) -> list[Die]:
-    """The reader's face for each candidate; a candidate the reader calls "not a die" is dropped."""
+def read_faces(image_bgr: np.ndarray, found: list[tuple[float, float, float, float, float]],
+               reader: Path | None = None) -> list[Die]:
+    """The face of each candidate by `reader` (default: the photos reader); a candidate read "not a die" is
+    dropped, one read under LOOK_AGAIN_BELOW is read again in its 8 symmetric views (probabilities averaged)."""
     if not found:
         return []
+    reader = reader or READER_FILE
     crops = [die_crop(image_bgr, (x, y), CROP_MARGIN * max(bw, bh)) for x, y, bw, bh, _ in found]
-    readers = [f for f in (READER_FILE, TABLE_READER_FILE) if f.is_file()] or [READER_FILE]
-    each = np.stack([_probabilities(r, crops) for r in readers])  # readers x N x 7
-    unsure = [i for i in range(len(crops)) if _surer(each[:, i]).max() < LOOK_AGAIN_BELOW]
-    if unsure:  # every reader reads an unsure die's other 7 views too
+    prob = _probabilities(reader, crops)
+    unsure = [i for i in range(len(crops)) if prob[i].max() < LOOK_AGAIN_BELOW]
+    if unsure:
         views = [v for i in unsure for v in _views(crops[i])]
-        again = np.stack([_probabilities(r, views) for r in readers]).reshape(len(readers), len(unsure), 7, -1)
+        again = _probabilities(reader, views).reshape(len(unsure), 7, -1)
         for k, i in enumerate(unsure):
-            each[:, i] = (each[:, i] + again[:, k].sum(axis=1)) / 8.0
-    prob = [_surer(each[:, i]) for i in range(len(crops))]
+            prob[i] = (prob[i] + again[k].sum(axis=0)) / 8.0
     dice: list[Die] = []
     for (x, y, bw, bh, _), p in zip(found, prob):
         face = int(np.argmax(p))
@@ -207,12 +211,6 @@ def _probabilities(reader: Path, crops: list[np.ndarray]) -> np.ndarray:
     logits = logits.reshape(len(crops), -1).astype(np.float64)
     prob = np.exp(logits - logits.max(axis=1, keepdims=True))
     return prob / prob.sum(axis=1, keepdims=True)
-
-
-def _surer(per_reader: np.ndarray) -> np.ndarray:
-    """Of the readers' probabilities for one die (readers x 7), the surer reader's: each knows its own kind of
-    picture (phone photos; a table camera's smaller, oblique dice) and is unsure off it."""
-    return per_reader[int(np.argmax(per_reader.max(axis=1)))]
 
 
 def find_at_size(image_bgr: np.ndarray, away_from: list[Die] | None = None, most_px: float = math.inf,
@@ -243,17 +241,13 @@ def find_at_size(image_bgr: np.ndarray, away_from: list[Die] | None = None, most
 
 def _within(x: float, y: float, dice: list[Die]) -> bool:
     """Whether (x, y) lies on one of `dice`: within half its box's larger side of its centre."""
-    return any(math.hypot(x - d.centre_px[0], y - d.centre_px[1]) <= 0.5 * _side(d) for d in dice)
+    return any(math.hypot(x - d.centre_px[0], y - d.centre_px[1]) <= 0.5 * d.side_px for d in dice)
 
 
 def _least(dice: list[Die]) -> float:
     """Candidates under half the median size of the dice already read are a die's pips and corners seen close (a
     set's dice are alike); 0 when none are read."""
-    return 0.5 * float(np.median([_side(d) for d in dice])) if dice else 0.0
-
-
-def _side(die: Die) -> float:
-    return max(die.box_px[2] - die.box_px[0], die.box_px[3] - die.box_px[1])
+    return 0.5 * float(np.median([d.side_px for d in dice])) if dice else 0.0
 
 
 def read_large(image_bgr: np.ndarray) -> list[Die]:
@@ -283,9 +277,11 @@ def read_large(image_bgr: np.ndarray) -> list[Die]:
 def read_d6(image_bgr: np.ndarray, large_too: bool = True) -> list[Die]:
     """The d6 dice in a BGR picture, in its pixels, in reading order (top to bottom, left to right): with
     `large_too` (a photo, dice of any size) large dice in the picture shrunk (`read_large`), the rest at full size
-    (`find_at_size`); without it (a table camera, dice ~12-40 px) only at full size."""
+    (`find_at_size`), read by the photos reader; without it (a table camera, dice ~12-40 px) only at full size, read
+    by the table reader."""
     large = read_large(image_bgr) if large_too else []
     looked = large_too and max(image_bgr.shape[:2]) / SHRINKS[-1] >= LEAST_SHRUNK_SIDE
     most = LARGE_DIE_PX if looked else math.inf
-    dice = large + read_faces(image_bgr, find_at_size(image_bgr, large, most))
+    reader = READER_FILE if large_too or not TABLE_READER_FILE.is_file() else TABLE_READER_FILE
+    dice = large + read_faces(image_bgr, find_at_size(image_bgr, large, most), reader)
     return sorted(dice, key=lambda d: (round(d.centre_px[1] / 20.0), d.centre_px[0]))

@@ -21,6 +21,11 @@ class Die:
     box_px: tuple[float, float, float, float]
     confidence: float
 
+    @property
+    def side_px(self) -> float:
+        """Its box's larger side, pixels."""
+        return max(self.box_px[2] - self.box_px[0], self.box_px[3] - self.box_px[1])
+
     def to_json(self) -> dict[str, Any]:
         """As `tablesight dice --json` prints it."""
         return {"value": self.value, "sides": self.sides, "centre_px": [round(c, 1) for c in self.centre_px],

@@ -266,11 +266,12 @@ export function startDice({ onRuled } = {}) {
     pictureLoading = false;
   }
 
-  // The part of the frame the tray covers (its outline's bounding box), or the dice's own when no tray is marked.
+  // The part of the frame the tray covers (its outline's bounding box, and any die read across its edge, leaning on
+  // its wall), or the dice's own when no tray is marked.
   function trayBox(read) {
     const tray = dice && dice.tray;
-    const pts = tray && tray.polygon_px && tray.polygon_px.length >= 3 ? tray.polygon_px
-      : read.dice.flatMap((d) => [[d.box_px[0], d.box_px[1]], [d.box_px[2], d.box_px[3]]]);
+    const corners = read.dice.flatMap((d) => [[d.box_px[0], d.box_px[1]], [d.box_px[2], d.box_px[3]]]);
+    const pts = tray && tray.polygon_px && tray.polygon_px.length >= 3 ? tray.polygon_px.concat(corners) : corners;
     if (!pts.length) return [0, 0, 1, 1];
     const xs = pts.map((q) => q[0]), ys = pts.map((q) => q[1]);
     const pad = tray ? 8 : 40;
