@@ -30,6 +30,7 @@ import numpy as np
 from bench.report import Timing
 from vision.dice import LOW_CONFIDENCE, Die, read_dice
 from vision.dice.d6 import MODELS
+from vision.dice.region import counts
 from vision.tags import load_image
 
 HELDOUT_FILE = MODELS / "d6_heldout.json"
@@ -162,8 +163,8 @@ def speed_row(photos: list[tuple[Path, np.ndarray, list[int]]]) -> DiceRow:
     x0 = int(np.clip(cx - rw / 2, 0, w - rw))
     y0 = int(np.clip(cy - rh / 2, 0, h - rh))
     region = np.array([[x0, y0], [x0 + rw - 1, y0], [x0 + rw - 1, y0 + rh - 1], [x0, y0 + rh - 1]], np.float32)
-    inside = [(b, f) for b, f in zip(boxes, faces)
-              if x0 <= (b[0] + b[2]) / 2 < x0 + rw and y0 <= (b[1] + b[3]) / 2 < y0 + rh]
+    inside = [(b, f) for b, f in zip(boxes, faces)  # the labelled dice read_dice counts in the region
+              if counts(region, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), max(b[2] - b[0], b[3] - b[1]))]
     seconds = []
     with _one_thread():
         dice = read_dice(image, region=region)  # warm-up (and the networks load)

@@ -6,7 +6,8 @@ anywhere on the table away from the bases. Nothing is spent on dice while no rol
 - The tray: its bounding box and a margin round it (`vision.dice.region.cut_box`: a die leaning on the wall is seen
   whole) are cut out and read (`vision.dice.read_dice(image, sides=..., region=polygon)`).
 - The table (`TableArea`, built each frame by `table_seen`): the board's rectangle as the camera sees it (projected
-  by the calibration, the lens included), less a zone round every base and every tag: a base's disc on the table
+  by the calibration, the lens included; cut 8 px beyond it, and a die on its edge counts as a die leaning on a
+  tray's wall does, `vision.dice.region.counts`), less a zone round every base and every tag: a base's disc on the table
   and the same disc lifted to its tag's height (what stands on it: the figure, the topper), hulled, grown by
   BASE_MARGIN_IN; a tag seen in this frame, with its white border, grown by the same margin. Those bases are the
   game's known positions and the bases measured in this frame (radius from the roster, else DEFAULT_BASE_MM). The
@@ -46,6 +47,7 @@ import shapely
 
 from calibration.errors import InputError
 from rules.roster import MM_PER_INCH, Roster
+from vision.dice.d6 import FINDER_CELL_PX
 from vision.dice.die import LOW_CONFIDENCE, Die
 from vision.dice.region import CUT_SHARE, cut_box
 
@@ -369,8 +371,10 @@ class DiceWatch:
             self._roll, self._dice, self._still = roll, (), 0
         h, w = image.shape[:2]
         polygon = area.outline_px if area is not None else tray.for_image((w, h)) if tray is not None else ()
-        # a die leaning on the tray's wall is seen whole; the table's area reaches only the board's edge
-        x0, y0, x1, y1 = cut_box(np.asarray(polygon, np.float64), w, h, 0.0 if area is not None else CUT_SHARE)
+        # a die leaning on the tray's wall is seen whole; the table's area is cut at the board's edge (and 8 px); the
+        # cut starts on the finder's grid, so that the dice read here are the ones read_dice(frame, region) reads
+        x0, y0, x1, y1 = cut_box(np.asarray(polygon, np.float64), w, h, 0.0 if area is not None else CUT_SHARE,
+                                 FINDER_CELL_PX)
         if x1 - x0 < 2 or y1 - y0 < 2:
             return None
         crop = image[y0:y1, x0:x1]

@@ -242,17 +242,18 @@ def _look(watch: DiceWatch, frames: int, count: int = 2, start: int = 0) -> list
 
 def test_dice_still_for_five_frames_fill_the_roll_left_to_right() -> None:
     # in the crop's pixels: the tray's box (100..500 x 400..700) and 61 px (0.15 of its 401 px width) around it,
-    # within the 1280 x 720 image: it starts at (39, 339); a 5 on the right, a 2 on the left
+    # within the 1280 x 720 image, its corner on the finder's 8 px grid: it starts at (32, 336); a 5 on the right,
+    # a 2 on the left
     still = [_die(5, 300, 100), _die(2, 120, 150)]
     rolling = [[_die(3, 40 + 40 * k, 60), _die(1, 200, 30 + 40 * k)] for k in range(3)]
     watch, reader = _watch([*rolling, *[still] * NEEDED_FRAMES])
     got = _look(watch, 3 + NEEDED_FRAMES)
     assert got[:-1] == [None] * (2 + NEEDED_FRAMES) and got[-1] == [2, 5]
     shape, sides, region = reader.calls[0]
-    assert shape == (381, 523, 3) and sides == 6 and region[0] == (61.0, 61.0) and region[2] == (461.0, 361.0)
+    assert shape == (384, 530, 3) and sides == 6 and region[0] == (68.0, 64.0) and region[2] == (468.0, 364.0)
     read = watch.read_json()
     assert read is not None and read["still_frames"] == NEEDED_FRAMES and read["low"] == []
-    assert read["dice"][0]["centre_px"] == [339.0, 439.0]  # placed back in the whole image
+    assert read["dice"][0]["centre_px"] == [332.0, 436.0]  # placed back in the whole image
     assert watch.look(IMAGE, 99, roll=1, sides=6, count=2) is None  # a roll is filled once
     assert len(reader.calls) == 3 + NEEDED_FRAMES
 

@@ -44,8 +44,7 @@ def read_dice(image_bgr: np.ndarray, sides: int = 6, region: np.ndarray | None =
     polygon = None
     if region is not None:
         polygon = _polygon(region)
-        x0, y0, x1, y1 = cut_box(polygon, w, h)
-        x0, y0 = x0 - x0 % FINDER_CELL_PX, y0 - y0 % FINDER_CELL_PX  # the finder's cells fall where they would
+        x0, y0, x1, y1 = cut_box(polygon, w, h, cell_px=FINDER_CELL_PX)
         if x1 - x0 < 2 or y1 - y0 < 2:
             return []
     part = image[y0:y1, x0:x1]

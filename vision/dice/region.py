@@ -27,12 +27,15 @@ def polygon_px(region: np.ndarray) -> np.ndarray:
     return np.asarray(region, np.float32).reshape(-1, 1, 2)
 
 
-def cut_box(region: np.ndarray, width: int, height: int, share: float = CUT_SHARE) -> tuple[int, int, int, int]:
+def cut_box(region: np.ndarray, width: int, height: int, share: float = CUT_SHARE,
+            cell_px: int = 1) -> tuple[int, int, int, int]:
     """(x0, y0, x1, y1), pixels: the part of a `width` x `height` picture dice in `region` are looked for in, `share`
-    of the region's larger side (at least LEAST_CUT_PX) past its bounding box."""
+    of the region's larger side (at least LEAST_CUT_PX) past its bounding box; x0 and y0 rounded down to a multiple
+    of `cell_px` (a finder's cell: its cells then fall where they fall on the whole picture)."""
     bx, by, bw, bh = cv2.boundingRect(polygon_px(region))
     margin = max(LEAST_CUT_PX, math.ceil(share * max(bw, bh)))
-    return max(0, bx - margin), max(0, by - margin), min(width, bx + bw + margin), min(height, by + bh + margin)
+    x0, y0 = max(0, bx - margin), max(0, by - margin)
+    return x0 - x0 % cell_px, y0 - y0 % cell_px, min(width, bx + bw + margin), min(height, by + bh + margin)
 
 
 def counts(region: np.ndarray, centre_px: tuple[float, float], side_px: float) -> bool:
