@@ -13,8 +13,10 @@ and the whole reader (the ONNX files through cv2.dnn, as shipped) is scored on i
 - The locator: for every die at least 60 % visible, `d20.locate_crop` at the top face's guessed place
   (`d20.face_centre` from its labelled box, in one view in three as if the picture were cut to a tray's box:
   CUT_SHARE), the place moved by ~5 % of the die's size and the size by ~8 % (the finder's spread), turned by any
-  angle and mirrored (the target turned and mirrored with it), colours jittered; target the labelled top face's
-  middle (the renderer's `face_px`) less that place, in units of the die's size; smooth L1.
+  angle and mirrored (the target turned and mirrored with it), colours jittered; target a heat map over the
+  square's d20.LOCATE_CELLS x d20.LOCATE_CELLS cells, a Gaussian of LOCATOR_SIGMA cells round the labelled top
+  face's middle (the renderer's `face_px`); cross-entropy (a map, not a point: a die whose top face is unsure
+  between two learns both, and `d20.located` takes the likelier, never a point between them).
 - The reader, on squares cut afresh every epoch from VIEWS_PER_EPOCH training views drawn at random:
   `d20.face_crop` of every die at least 60 % visible at its labelled top face moved by FACE_JITTER of its size
   (the locator's spread) and the size by ~8 %; UPRIGHT squares turned within UPRIGHT_DEG of the numeral's upright (class: the numeral) and
@@ -61,8 +63,12 @@ NOT_D20_ZOOM = (1.5, 3.5)
 """The photos of other dice are enlarged by a factor drawn from this range each epoch (their d6 ~20-70 px)."""
 NOT_D20_SQUARES = 3
 """Squares (at random turns) of each d6 and finder candidate in a photo of other dice, each epoch."""
-LOCATOR_EPOCHS = 12
+LOCATOR_EPOCHS = 16
 LOCATOR_BATCH = 64
+LOCATOR_WIDTHS = (16, 32, 48, 48, 64, 128)
+"""The locator's five convolutions' channels and its hidden layer."""
+LOCATOR_SIGMA = 0.8
+"""The locator's target: a Gaussian round the labelled top face, of this standard deviation in cells."""
 LOCATOR_STORE = 2.0, 96
 """Each die is kept as a square this many of its sizes across at this many pixels, cut again every epoch."""
 READER_BATCH = 64
@@ -332,7 +338,7 @@ def hard_candidates(img: np.ndarray, lab: dict) -> list[tuple[float, float, floa
     out = [(x, y, max(bw, bh)) for x, y, bw, bh, _ in d20.find_d20(img, d20.finder_scale(img.shape))
            if not any(b[0] - 0.5 <= x <= b[2] - 0.5 and b[1] - 0.5 <= y <= b[3] - 0.5 for b in boxes)]
     faces = d20.top_faces(img, out, ((w - 1) / 2.0, (h - 1) / 2.0), d20.FOCAL * max(w, h))
-    return [(fx, fy, s) for (fx, fy), (_, _, s) in zip(faces, out)]
+    return [(fx, fy, s) for (fx, fy, _), (_, _, s) in zip(faces, out)]
 
 
 def hard_of(data: Path, names: list[tuple[str, dict]]) -> dict[str, list[tuple[float, float, float]]]:
@@ -375,7 +381,7 @@ def not_d20_items(img: np.ndarray, boxes: list[list[float]], rng: np.random.Gene
     at = [((b[0] + b[2]) / 2 * z, (b[1] + b[3]) / 2 * z, max(b[2] - b[0], b[3] - b[1]) * z) for b in boxes]
     at += [(x, y, max(bw, bh)) for x, y, bw, bh, _ in d20.find_d20(big, d20.finder_scale(big.shape))]
     faces = d20.top_faces(big, at, ((w - 1) / 2.0, (h - 1) / 2.0), d20.FOCAL * max(w, h))
-    crops = [d20.face_crop(big, face, s * rng.uniform(0.9, 1.1), rng.uniform(0, 360))
+    crops = [d20.face_crop(big, face[:2], s * rng.uniform(0.9, 1.1), rng.uniform(0, 360))
              for face, (_, _, s) in zip(faces, at) for _ in range(NOT_D20_SQUARES)]
     return crops, [0] * len(crops)
 
@@ -437,14 +443,17 @@ def train_reader(data: Path, names: list[tuple[str, dict]], hard: dict, rng: np.
 # --------------------------------------------------------------------------------------------- locator
 
 class Locator(nn.Module):
-    """The top face's middle less the square's middle (`d20.locate_crop`), x and y in units of the die's size."""
+    """Where the top face's middle lies in the square (`d20.locate_crop`): d20.LOCATE_CELLS**2 logits, one a cell of
+    the square (`d20.located` reads them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, widths: tuple[int, ...] = LOCATOR_WIDTHS) -> None:
         super().__init__()
+        a, b, c, d, e, hidden = widths
         self.body = nn.Sequential(
-            cbr(3, 16), nn.MaxPool2d(2), cbr(16, 32), nn.MaxPool2d(2), cbr(32, 48), cbr(48, 48), nn.MaxPool2d(2),
-            cbr(48, 64), nn.MaxPool2d(2), nn.Flatten(),
-            nn.Linear(64 * (d20.LOCATE_PX // 16) ** 2, 96), nn.ReLU(inplace=True), nn.Linear(96, 2))
+            cbr(3, a), nn.MaxPool2d(2), cbr(a, b), nn.MaxPool2d(2), cbr(b, c), cbr(c, d), nn.MaxPool2d(2),
+            cbr(d, e), nn.MaxPool2d(2), nn.Flatten(),
+            nn.Linear(e * (d20.LOCATE_PX // 16) ** 2, hidden), nn.ReLU(inplace=True),
+            nn.Linear(hidden, d20.LOCATE_CELLS ** 2))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.body(x)
@@ -499,6 +508,16 @@ def locator_sample(kept: tuple[np.ndarray, tuple[float, float]], rng: np.random.
     return np.ascontiguousarray(out), (tx, ty)
 
 
+def locator_target(dx: float, dy: float) -> np.ndarray:
+    """The locator's target for a top face (dx, dy) die sizes from the square's middle: a Gaussian of
+    LOCATOR_SIGMA cells round it over the d20.LOCATE_CELLS**2 cells, summing to 1 (float32)."""
+    n = d20.LOCATE_CELLS
+    cx, cy = (dx / d20.LOCATE_SPAN + 0.5) * n - 0.5, (dy / d20.LOCATE_SPAN + 0.5) * n - 0.5
+    ys, xs = np.mgrid[0:n, 0:n].astype(np.float32)
+    heat = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * LOCATOR_SIGMA ** 2))
+    return (heat / max(float(heat.sum()), 1e-9)).reshape(-1).astype(np.float32)
+
+
 def train_locator(kept: list[tuple[np.ndarray, tuple[float, float]]], rng: np.random.Generator) -> Locator:
     net = Locator()
     steps = LOCATOR_EPOCHS * math.ceil(len(kept) / LOCATOR_BATCH)
@@ -512,8 +531,8 @@ def train_locator(kept: list[tuple[np.ndarray, tuple[float, float]]], rng: np.ra
         for k in range(0, len(order), LOCATOR_BATCH):
             batch = [locator_sample(kept[i], rng) for i in order[k:k + LOCATOR_BATCH]]
             x = torch.from_numpy(d20.to_blob([colour_jitter(b[0], rng) for b in batch]))
-            y = torch.tensor(np.array([b[1] for b in batch]), dtype=torch.float32)
-            loss = F.smooth_l1_loss(net(x), y, beta=0.05)
+            y = torch.from_numpy(np.stack([locator_target(*b[1]) for b in batch]))
+            loss = -(y * F.log_softmax(net(x), dim=1)).sum(dim=1).mean()  # cross-entropy with the soft target
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -535,7 +554,7 @@ def locator_error(data: Path, names: list[tuple[str, dict]]) -> dict:
         dice = [d for d in lab["dice"] if d["visible"] >= SEEN]
         at = [((d["box"][0] + d["box"][2]) / 2, (d["box"][1] + d["box"][3]) / 2,
                max(d["box"][2] - d["box"][0], d["box"][3] - d["box"][1])) for d in dice]
-        for d, (x, y, s), (fx, fy) in zip(dice, at, d20.top_faces(img, at, oc, f)):
+        for d, (x, y, s), (fx, fy, _) in zip(dice, at, d20.top_faces(img, at, oc, f)):
             gx, gy = d20.face_centre((x, y), s, oc, f)
             ours.append(math.hypot(fx - d["face_px"][0], fy - d["face_px"][1]) / s)
             guess.append(math.hypot(gx - d["face_px"][0], gy - d["face_px"][1]) / s)
