@@ -104,8 +104,10 @@ def test_fifty_slow_overlay_clients_cost_one_drawing_a_frame(tmp_path: Path) -> 
         threads_after = threading.active_count() - sum(t.name == "AnyIO worker thread" for t in threading.enumerate())
     frames = seq1 - seq0
     assert frames > 0 and watched > 0
-    # one drawing a frame at most, whoever asks (drawn per client, 31 clients would need ~31 a frame)
-    assert drawn1 - drawn0 <= frames + 1, (drawn1 - drawn0, frames)
+    # one drawing a frame at most, whoever asks (drawn per client, 31 clients would need ~31 a frame); the seq and
+    # the count are read one after the other, so a drawing under way at either end may fall inside: + 2 (a loaded
+    # machine counted 44 drawings for 42 frames)
+    assert drawn1 - drawn0 <= frames + 2, (drawn1 - drawn0, frames)
     assert status_s < 2.0, status_s
     # the clients' own threads and the sampler aside, the server needs a few pool threads, not one per client;
     # after they leave only idle pool threads (which AnyIO ends after 10 s) remain beyond what was there before
