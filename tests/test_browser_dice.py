@@ -600,6 +600,16 @@ class TrayReads:
                 Die(5, 6, (x + 240.0, y + 160.0), (x + 222.0, y + 142.0, x + 258.0, y + 178.0), 0.5)]
 
 
+def _attack_with_a_tray_marked(url: str, app: Any) -> str:
+    """A hex skirmish game played on until Marsh Archer 14 may attack Stone Giant 24, the dice tray marked
+    (TRAY_PX): the attack's declaration label."""
+    new_game(url, app, {**retagged("hex_skirmish", {11: 14, 21: 24}), "board": HEX_BOARD})
+    label = "Red: Marsh Archer 14 attacks Stone Giant 24"
+    play_until(url, lambda a: label in labels(a), pick=prefer("Marsh Archer 14's army card", "choose"))
+    _post(url, "/api/live/dice/tray", {"polygon_px": TRAY_PX}, "PUT")
+    return label
+
+
 def test_the_faces_the_table_camera_reads_are_drawn_on_the_tray_and_one_tap_sets_an_unsure_die(
         server: tuple[str, Any], browser: Any) -> None:
     """The live loop looks at the tray on each frame it plays while a roll waits: the recording is played on from
@@ -610,10 +620,7 @@ def test_the_faces_the_table_camera_reads_are_drawn_on_the_tray_and_one_tap_sets
     live = app.state.runtime.live
     reader = TrayReads()
     live.dice = DiceWatch(read=reader, tray_file=live.dice.tray_file)
-    new_game(url, app, {**retagged("hex_skirmish", {11: 14, 21: 24}), "board": HEX_BOARD})
-    label = "Red: Marsh Archer 14 attacks Stone Giant 24"
-    play_until(url, lambda a: label in labels(a), pick=prefer("Marsh Archer 14's army card", "choose"))
-    _post(url, "/api/live/dice/tray", {"polygon_px": TRAY_PX}, "PUT")
+    label = _attack_with_a_tray_marked(url, app)
     with checked_page(browser, viewport=DESKTOP) as page:
         declare_on_page(page, url, "attack", label)
         live.play()  # frames 1 and 2: each one read in the tray
@@ -668,10 +675,7 @@ def test_a_die_read_across_the_tray_wall_is_drawn_whole_on_the_tray_picture(
     live.pause()
     live.seek(0)
     live.dice = DiceWatch(read=WallReads(), tray_file=live.dice.tray_file)
-    new_game(url, app, {**retagged("hex_skirmish", {11: 14, 21: 24}), "board": HEX_BOARD})
-    label = "Red: Marsh Archer 14 attacks Stone Giant 24"
-    play_until(url, lambda a: label in labels(a), pick=prefer("Marsh Archer 14's army card", "choose"))
-    _post(url, "/api/live/dice/tray", {"polygon_px": TRAY_PX}, "PUT")
+    label = _attack_with_a_tray_marked(url, app)
     with checked_page(browser, viewport=DESKTOP) as page:
         declare_on_page(page, url, "attack", label)
         live.play()
