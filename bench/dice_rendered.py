@@ -6,7 +6,8 @@
   tray's floor in pixels)`; dice ~30-40 px across;
 - "rendered close views, d20": `D20_VIEWS` phone views (1280 x 960, dice 80-200 px) of 3-7 d20, numerals in
   fonts the d20 reader's training never saw (Liberation), `read_dice(image, 20, region=tray floor)`.
-A die more than half hidden (hand, frame edge) is not counted as labelled, and a die read on it is not false.
+A die more than half hidden (hand, frame edge), or whose face up is (a finger over it: nobody can read it from the
+picture), is not counted as labelled, and a die read on it is not false (`readable`).
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ def _row(label: str, sides: int, cases: list[tuple[np.ndarray, np.ndarray, list[
         # d20: the whole picture, so that the reader knows where its optical centre is
         dice = read_dice(image, 6, region=region) if sides == 6 else read_d20(image, region)
         seconds.append(time.perf_counter() - t0)
-        seen = [t for t in truths if t.visible >= 0.5]
-        hidden = [t.box_px for t in truths if t.visible < 0.5]
+        seen = [t for t in truths if readable(t)]
+        hidden = [t.box_px for t in truths if not readable(t)]
         dice = [d for d in dice if not any(_inside(d.centre_px, b) for b in hidden)
                 or any(_inside(d.centre_px, t.box_px) for t in seen)]
         boxes = np.array([t.box_px for t in seen], np.float64).reshape(-1, 4)
@@ -57,6 +58,11 @@ def _row(label: str, sides: int, cases: list[tuple[np.ndarray, np.ndarray, list[
     return DiceRow(label, len(cases), labelled, right, int(confusion.sum()) - right, missed, false, low,
                    tuple(tuple(int(v) for v in r) for r in confusion), True, wrong_confident=wrong_sure,
                    ms=Timing.of(seconds), note=note)
+
+
+def readable(t: synth.DieTruth) -> bool:
+    """A rendered die a reader is scored on: at least half of it seen, and at least half of its face up."""
+    return t.visible >= 0.5 and t.face_visible >= 0.5
 
 
 def _inside(p: tuple[float, float], b: tuple[float, float, float, float]) -> bool:

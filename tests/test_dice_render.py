@@ -109,3 +109,23 @@ def test_a_tray_drawn_into_a_1080p_table_frame() -> None:
     outside = changed.copy()
     outside[max(0, y - 40) : y + h + 40, max(0, x - 40) : x + w + 40] = False
     assert outside.mean() < 0.001
+
+
+def test_the_share_of_a_dies_face_up_that_is_seen() -> None:
+    """A d6 lying flat under a camera looking straight down shows its face up as a square: all of it seen with
+    nothing over it, half with the picture covered up to its middle, none past the frame's edge; a hand over
+    one die hides its face up (the bench does not score a die whose face up is more than half hidden)."""
+    die = synth.roll_dice(TRAY, 6, 1, 4, faces=[3], touching=0.0, leaning=0.0, glare=0.0)[0]
+    pose = synth.phone_pose(TRAY, 8.0, 0.0, 0.0)
+    posed = synth._pose(die, TRAY, np.random.default_rng(4))
+    _, (truth,) = synth.draw_tray(np.zeros((960, 1280, 3), np.float32), pose, TRAY, [die], 4)
+    cover = np.zeros((960, 1280), np.float32)
+    assert truth.face_visible == pytest.approx(1.0) and synth._face_seen(pose, posed, cover) == pytest.approx(1.0)
+    cover[:, : round(truth.face_px[0])] = 1.0
+    assert synth._face_seen(pose, posed, cover) == pytest.approx(0.5, abs=0.05)
+    assert synth._face_seen(pose, posed, np.zeros((10, 10), np.float32)) == 0.0
+    dice = synth.roll_dice(TRAY, 6, 5, 3, glare=0.0, touching=0.0, leaning=0.0)
+    _, handed = synth.draw_tray(np.zeros((960, 1280, 3), np.float32), synth.phone_pose(TRAY, 8.0, 10.0, 0.0), TRAY,
+                                dice, 3, hand=True)
+    under = min(handed, key=lambda t: t.visible)
+    assert under.face_visible < 0.9 and all(t.face_visible > 0.99 for t in handed if t.visible > 0.99)

@@ -159,6 +159,9 @@ class DieTruth:
     look: str = ""
     face_px: tuple[float, float] = (0.0, 0.0)
     """The centre of the face up (its centroid projected), px."""
+    face_visible: float = 1.0
+    """The share of the face up not hidden by a hand, a nearer die or the frame's edge: under half, nobody can read
+    it from this picture."""
 
 
 class TrayView(NamedTuple):
@@ -342,6 +345,26 @@ def numeral_mask(text: str, font: int, mark: str, size: int = 96) -> np.ndarray:
 
 
 # -------------------------------------------------------------------------------------------- drawing
+
+
+def _face_seen(pose: CameraPose, posed: _Posed, cover: np.ndarray) -> float:
+    """The share of a die's face up that `cover` (float32, the frame's size; 1 where a hand or a nearer die is)
+    leaves seen; a part past the frame's edge counts as hidden."""
+    top = int(np.argmax(posed.normals[:, 2]))
+    poly = _project(pose, posed.verts[list(posed.faces[top])])
+    x0, y0 = np.floor(poly.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(mask, [np.round((poly - (x0, y0)) * 16).astype(np.int32)], 1, shift=4)
+    area = float(mask.sum())
+    if area == 0:
+        return 0.0
+    over = np.ones(mask.shape, np.float32)
+    h, w = cover.shape
+    ix0, iy0, ix1, iy1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if ix0 < ix1 and iy0 < iy1:
+        over[iy0 - y0 : iy1 - y0, ix0 - x0 : ix1 - x0] = cover[iy0:iy1, ix0:ix1]
+    return float((mask * (1.0 - over)).sum()) / area
 
 
 def _project(pose: CameraPose, pts: np.ndarray) -> np.ndarray:
@@ -649,8 +672,9 @@ def draw_tray(image: np.ndarray, pose: CameraPose, tray: Tray, dice: Sequence[Di
         full[iy0:iy1, ix0:ix1] = mask[iy0 - y0 : iy1 - y0, ix0 - x0 : ix1 - x0]
         area = float(mask.sum())
         seen = float((full * (1 - cover)).sum()) / area if area > 0 else 0.0
+        face = _face_seen(pose, posed[i], cover)
         cover = np.maximum(cover, full)
-        truths[i] = replace(t, visible=seen)
+        truths[i] = replace(t, visible=seen, face_visible=face)
     result = [truths[i] for i in range(len(dice)) if i in truths]
     return out, result
 
@@ -816,7 +840,8 @@ def draw_dice_on_table(image: np.ndarray, pose: CameraPose, spot: Tray, dice: Se
         ix0, iy0, ix1, iy1 = max(0, x0), max(0, y0), min(out.shape[1], x0 + W), min(out.shape[0], y0 + H)
         full[iy0:iy1, ix0:ix1] = mask[iy0 - y0 : iy1 - y0, ix0 - x0 : ix1 - x0]
         area = float(mask.sum())
-        truths[i] = replace(t, visible=float((full * (1 - cover)).sum()) / area if area > 0 else 0.0)
+        truths[i] = replace(t, visible=float((full * (1 - cover)).sum()) / area if area > 0 else 0.0,
+                            face_visible=_face_seen(pose, posed[i], cover))
         cover = np.maximum(cover, full)
     return out, [truths[i] for i in range(len(dice)) if i in truths]
 
