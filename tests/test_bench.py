@@ -196,6 +196,28 @@ def test_bench_prints_a_table_without_json(quick: tuple[dict[str, Any], str]) ->
     assert printed == format_table(report) + "\n"
 
 
+def test_bench_json_prints_the_report_and_frames_reach_the_run(quick: tuple[dict[str, Any], str],
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """--json prints the report as one JSON object, and --frames N is what the run is asked for: the command's own
+    work, checked on the report the real run above made (a second whole bench would cost ~3 minutes)."""
+    report, _ = quick
+    asked: dict[str, Any] = {}
+
+    class Ran:
+        def to_json(self) -> dict[str, Any]:
+            return report
+
+    def run(**kwargs: Any) -> Ran:
+        asked.update(kwargs)
+        return Ran()
+
+    monkeypatch.setattr("webui.commands.bench.run_bench", run)
+    assert main(["bench", "--quick", "--json", "--frames", "2", "--no-mounts"]) == 0
+    assert json.loads(capsys.readouterr().out) == report
+    assert asked["frames"] == 2 and asked["quick"] is True and asked["mounts"] is False
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [

@@ -7,9 +7,11 @@
 Data: rendered close views only (`render_d20.py`: numerals in the DejaVu and Hershey fonts, never Liberation;
 dice of any colour and make). One view in ten (its seed's last digit 0) is held out: nothing is trained on it,
 and the whole reader (the ONNX files through cv2.dnn, as shipped) is scored on it at the end.
-- The finder (CenterNet-style, as the d6 finder): the view at `d20.finder_scale` times 0.75-1.35, a random
-  FINDER_CROP square, quarter-turned and mirrored, colours jittered; target a heat map of die centres (a die more
-  than half hidden is neither die nor background), each die's box width and height and its centre's offset.
+- The finder (CenterNet-style, as the d6 finder): the view at `d20.finder_scale` times 0.75-1.35 (FINDER_ZOOM) or,
+  in LARGE_SHARE of the crops, enlarged so that one die is 56-150 of its pixels across (LARGE_PX: up to half the
+  picture, a phone held close), a random FINDER_CROP square, quarter-turned and mirrored, colours jittered;
+  target a heat map of die centres (a die more than half hidden is neither die nor background), each die's box
+  width and height and its centre's offset.
 - The locator: for every die at least 60 % visible, `d20.locate_crop` at the top face's guessed place
   (`d20.face_centre` from its labelled box, in one view in three as if the picture were cut to a tray's box:
   CUT_SHARE), the place moved by ~5 % of the die's size and the size by ~8 % (the finder's spread), turned by any
@@ -36,6 +38,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -52,7 +55,14 @@ from vision.dice import d20  # noqa: E402
 
 SEED = 20261127
 FINDER_CROP = 192
-FINDER_STEPS = 1000
+FINDER_STEPS = 3000
+FINDER_ZOOM = (0.75, 1.35)
+"""The finder sees a view at `d20.finder_scale` times a factor drawn from this range (dice ~1/16 to 1/5 of the
+picture, as rendered)..."""
+LARGE_SHARE = 0.3
+LARGE_PX = (56.0, 150.0)
+"""... or, in LARGE_SHARE of its crops, scaled so that one die (the crop's) is drawn from this range of the
+finder's pixels across: ~1/6 to ~1/2 of the picture, as a phone held close over one or two dice sees them."""
 FINDER_BATCH = 12
 READER_EPOCHS = 24
 VIEWS_PER_EPOCH = 2000
@@ -165,26 +175,33 @@ STORE = 0.5
 """The finder's training views are kept in memory at this scale of the rendered 960 x 720."""
 
 
-def finder_sample(view: tuple[np.ndarray, dict, float], rng: np.random.Generator,
+def finder_sample(view: tuple[np.ndarray, dict, float, Path], rng: np.random.Generator,
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One FINDER_CROP crop of a view at a random scale, quarter-turn and mirror: (BGR, heat, regression,
-    ignore)."""
-    img, lab, full_side = view
-    f = d20.FINDER_SIDE / full_side * math.exp(rng.uniform(math.log(0.75), math.log(1.35)))
+    """One FINDER_CROP crop of a view (its stored copy, label, larger side and file) at a random scale,
+    quarter-turn and mirror: (BGR, heat, regression, ignore)."""
+    img, lab, full_side, path = view
+    seen = [d for d in lab["dice"] if d["visible"] >= 0.5]
+    hidden = [d for d in lab["dice"] if d["visible"] < 0.5]
+    large = int(rng.integers(len(seen))) if seen and rng.random() < LARGE_SHARE else None
+    if large is None:
+        f = d20.FINDER_SIDE / full_side * math.exp(rng.uniform(math.log(FINDER_ZOOM[0]), math.log(FINDER_ZOOM[1])))
+    else:
+        x0, y0, x1, y1 = seen[large]["box"]
+        f = math.exp(rng.uniform(math.log(LARGE_PX[0]), math.log(LARGE_PX[1]))) / max(x1 - x0, y1 - y0, 1.0)
     g = f / STORE  # from the stored picture
+    if g > 1.0:  # enlarged past the stored copy: from the rendered view itself, not blurred
+        img, g = image(path), f
     h, w = img.shape[:2]
     sw, sh = max(8, round(w * g)), max(8, round(h * g))
     small = cv2.resize(img, (sw, sh), interpolation=cv2.INTER_AREA if g < 1 else cv2.INTER_LINEAR)
     c = FINDER_CROP
     pad = c // 2
     small = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REFLECT_101)
-    seen = [d for d in lab["dice"] if d["visible"] >= 0.5]
-    hidden = [d for d in lab["dice"] if d["visible"] < 0.5]
     # boxes in continuous coordinates (a pixel i spans [i, i + 1)), scaled and padded
     b = (np.array([d["box"] for d in seen], np.float64).reshape(-1, 4) + 0.5) * f + pad
     hb = (np.array([d["box"] for d in hidden], np.float64).reshape(-1, 4) + 0.5) * f + pad
-    if len(b) and rng.random() < 0.7:
-        k = rng.integers(len(b))
+    if large is not None or (len(b) and rng.random() < 0.7):
+        k = large if large is not None else rng.integers(len(b))
         cx, cy = (b[k, 0] + b[k, 2]) / 2, (b[k, 1] + b[k, 3]) / 2
         x0, y0 = int(cx - rng.uniform(0.1, 0.9) * c), int(cy - rng.uniform(0.1, 0.9) * c)
     else:
@@ -388,7 +405,7 @@ def not_d20_items(img: np.ndarray, boxes: list[list[float]], rng: np.random.Gene
 
 def reader_data(data: Path, names: list[tuple[str, dict]], rng: np.random.Generator,
                 hard: dict[str, list[tuple[float, float, float]]],
-                others: list[tuple[np.ndarray, list[list[float]]]] = ()) -> tuple[np.ndarray, np.ndarray]:
+                others: Sequence[tuple[np.ndarray, list[list[float]]]] = ()) -> tuple[np.ndarray, np.ndarray]:
     """One epoch's squares and classes, cut afresh from VIEWS_PER_EPOCH views drawn from `names` and from every
     photo of other dice in `others`."""
     crops: list[np.ndarray] = []
@@ -406,7 +423,7 @@ def reader_data(data: Path, names: list[tuple[str, dict]], rng: np.random.Genera
 
 
 def train_reader(data: Path, names: list[tuple[str, dict]], hard: dict, rng: np.random.Generator, epochs: int,
-                 widths: tuple[int, ...], others: list[tuple[np.ndarray, list[list[float]]]] = ()) -> Reader:
+                 widths: tuple[int, ...], others: Sequence[tuple[np.ndarray, list[list[float]]]] = ()) -> Reader:
     net = Reader(widths)
     crops, classes = reader_data(data, names, rng, hard, others)
     per_epoch = math.ceil(len(classes) / READER_BATCH)
@@ -620,7 +637,7 @@ def main() -> None:
         for name, lab in train:
             img = image(args.data / "views" / name)
             views.append((cv2.resize(img, None, fx=STORE, fy=STORE, interpolation=cv2.INTER_AREA), lab,
-                          float(max(img.shape[:2]))))
+                          float(max(img.shape[:2])), args.data / "views" / name))
         finder = train_finder(views, rng)
         export(finder, d20.FINDER_FILE, (1, 3, 240, 320), {2: "h", 3: "w"})
         d20._nets.clear()

@@ -1,4 +1,4 @@
-"""Twenty-sided dice read in a close picture (a phone over the tray, dice ~1/16 to 1/6 of the picture across).
+"""Twenty-sided dice read in a close picture (a phone over the tray, dice ~1/16 to ~1/2 of the picture across).
 
 Three small networks run by OpenCV's `cv2.dnn` (trained by `train/dice/train_d20.py` on rendered d20 views, the
 reader also on real photos of d6 as "no d20"; described in `models/D20_CARD.md`):
@@ -40,7 +40,7 @@ READER_FILE = MODELS / "d20_reader.onnx"
 LOCATOR_FILE = MODELS / "d20_locator.onnx"
 
 FINDER_SIDE = 320
-"""The finder sees the picture scaled so that its larger side is this many pixels (dice ~20-50 px there)."""
+"""The finder sees the picture scaled so that its larger side is this many pixels (dice ~20-150 px there)."""
 FINDER_STRIDE = 4
 """One heat-map cell per this many of the finder's pixels."""
 FINDER_MULTIPLE = 16
