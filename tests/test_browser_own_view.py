@@ -105,7 +105,8 @@ def test_words_not_ids(server: tuple[str, Any], browser: Any) -> None:
         pg.wait_for_function("document.querySelectorAll('#game option').length >= 5", timeout=10000)
         options = pg.eval_on_selector_all("#game option", "els => els.map((e) => e.textContent)")
         assert "Hex Skirmish" in options and "Rise of the Magni" in options and "hex_skirmish" not in options
-        assert "Valknut" in str(pg.text_content("#declare-status")) or "Loading" in str(pg.text_content("#declare-status"))
+        pg.wait_for_function("document.getElementById('declare-status').textContent.startsWith('Valknut')",
+                             timeout=10000)  # "Loading the game…" until the game's state comes
         pg.wait_for_function("document.querySelectorAll('#events li').length > 0", timeout=20000)
         log = str(pg.text_content("#events"))
         assert not re.search(r"\btag 1\d\b|\btag 2\d\b|\bunit 1\d\b", log), log  # roster units 10-24 by name
