@@ -163,8 +163,8 @@ class LiveLoop:
         self._fps = 0.0
         self._latency_ms = 0.0
         self.frames_processed = 0
-        self._last_fault = ""
         """Frames the pipeline has processed and handed on for showing (the frame rate benchmarks count these)."""
+        self._last_fault = ""
         self._frame_index = -1
         self._frames: int | None = frames
         self._last_pub = 0.0
@@ -172,6 +172,11 @@ class LiveLoop:
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG_SIZE)
         self.run = 0
         """The looping recording's pass (0 the first): each frame message says it, a page starts its list afresh."""
+        self.game_step = 0
+        """How many times the game's state has changed as frames were shown (a move, a turn, a new pass or game):
+        each frame message says it, and a page asks for the game panel and the actions at once when it grows,
+        not at its next poll (up to 1.5 s later: the panel said "Turn 2" over a new pass's first frames)."""
+        self._game_shown: object = None
         self.latest_result: FrameLike | None = None
         self.recent_results: deque[FrameLike] = deque(maxlen=RECENT_RESULTS)
         """The last few frames shown (newest last): calibrating from the live feed takes the best of them."""
@@ -783,6 +788,10 @@ class LiveLoop:
         self.latest_positions = {u["tag"]: u for u in message["units"]}
         message["pipeline_status"] = self._pipeline.status if self._pipeline is not None else ""
         message["run"] = self.run
+        state = self._pipeline.state if self._pipeline is not None else None
+        if state is not self._game_shown:  # the rules' states are immutable: a change is a new object
+            self._game_shown, self.game_step = state, self.game_step + 1
+        message["game_step"] = self.game_step
         message["grid_key"] = self._grid_keys(self._pipeline, result.calibration)
         message["captured_at"] = round(captured_at, 4)  # time.time() when the frame was read, seconds
         message["status"] = self.status().to_json()

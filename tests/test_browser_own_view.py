@@ -4,11 +4,13 @@ first click selects (it never becomes a target of the other page's unit)."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from bench.web import CHROMIUM, CHROMIUM_ARGS
@@ -196,5 +198,47 @@ def test_an_answer_follows_its_units(server: tuple[str, Any], browser: Any) -> N
         text = str(pg.text_content("#answer-table"))
         now = pg.evaluate("window.tablesight.answer.range_in")
         assert f"{now:.2f}" in text
+    finally:
+        ctx.close()
+
+
+
+def test_the_panel_and_the_actions_follow_the_game_at_the_frame(server: tuple[str, Any], browser: Any) -> None:
+    """A frame at which the game changed (a move ruled, a declaration, a new pass of the looping recording) says
+    so (`game_step`), and the page asks for the game panel and the declarable actions at once. With the page's
+    timed polls switched off, another player's declaration (made here straight to the server, as from a phone)
+    shows in this page's panel (what is left to do) within 2 s; before, the page waited for its poll (1.5 s the
+    panel, 2 s the actions), and the panel said "Turn 2" over a new pass's first frames. Without the page's
+    half, this test fails."""
+    url, _app = server
+    ctx = browser.new_context(viewport={"width": 1500, "height": 950})
+    try:
+        pg = ctx.new_page()
+        # no timed poll: only the frames can make the page ask again (short timers, the page's drawing, stay)
+        pg.add_init_script("window.setInterval = (f, ms, ...a) => (ms >= 1000 ? 0 : "
+                           "window.setTimeout(function tick() { f(...a); window.setTimeout(tick, ms); }, ms));")
+        pg.goto(url + "/")
+        pg.wait_for_function("document.getElementById('declare-status').textContent.startsWith('Valknut')",
+                             timeout=20000)
+        todo = "[...document.querySelectorAll('#gp-todo li')].map((li) => li.textContent.toLowerCase())"
+        for _attempt in range(3):  # a new pass of the recording may start the game afresh between two steps here
+            pg.wait_for_function("document.getElementById('gp-headline').textContent.includes('red places')",
+                                 timeout=20000)
+            before = pg.evaluate(todo)
+            groups = httpx.get(url + "/api/live/actions", timeout=10).json()["groups"]
+            action = next(a["action"] for g in groups for a in g["actions"] if a["legal"])
+            out = httpx.post(url + "/api/live/declare", json={"action": action}, headers={"X-Tablesight": "1"},
+                             timeout=10)
+            after = [t.lower() for t in httpx.get(url + "/api/live/panel", timeout=10).json()["panel"]["to_do"]]
+            if out.status_code != 200 or out.json()["outcome"] != "legal" or after == before:
+                continue
+            try:
+                pg.wait_for_function(f"() => JSON.stringify({todo}) === {json.dumps(json.dumps(after))}",
+                                     timeout=2000)
+                break
+            except Exception:  # noqa: BLE001 - the pass ended first: declare again on the next one
+                continue
+        else:
+            raise AssertionError("the page's panel never showed what red's declaration left to do")
     finally:
         ctx.close()

@@ -201,9 +201,13 @@ function startDeclare() {
     await refresh();
   }
 
+  let gameStep = null, asking = false;  // msg.game_step: the game changed at a frame, so may what can be declared
   function frame(msg) {
     const sel = msg.selected === undefined ? null : msg.selected;
+    const changed = msg.game_step !== undefined && gameStep !== null && msg.game_step !== gameStep;
+    if (msg.game_step !== undefined) gameStep = msg.game_step;
     if (sel !== unit) { unit = sel; point = null; refresh(); }
+    else if (changed && !asking) { asking = true; refresh().finally(() => { asking = false; }); }
   }
 
   // A click on the board where no unit stands: what could be declared there (for the selected unit, if any).

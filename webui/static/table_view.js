@@ -2,6 +2,7 @@ import { drawCamera, drawBoard, boardView, imagePoint, layoutSize, unitAtPixel, 
 import { connectFeed, api, banner } from "/static/feed.js";
 import { startLayers } from "/static/layers.js";
 import { counted, sentence } from "/static/words.js";
+import { refreshGamePanel } from "/static/game_panel.js";
 
 /* A ± in inches: three decimals under 0.005" so a real, small ± never reads 0.00. */
 function fmtPm(pm) {
@@ -204,6 +205,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   const seen = new Set();
   let eventsWaiting = [], eventsShownAt = -Infinity, eventsTimer = null;
   let run = null;  // the loop's pass over its recording (msg.run): a new pass starts the list afresh
+  let gameStep = null;  // how often the game's state changed as frames were shown (msg.game_step)
   function queueEvents(list) {
     list = list.filter(fromFeed);
     if (!list.length) return;
@@ -361,6 +363,12 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
       if ((msg.run ?? null) !== run) {  // the recording started again (the looping sample): so does its list
         if (run !== null) eventsUpTo(-1);
         run = msg.run ?? null;
+      }
+      // the game changed at this frame (a move ruled, a new turn, a new pass): the panel says so now, not at its
+      // next poll
+      if (msg.game_step !== undefined && msg.game_step !== gameStep) {
+        if (gameStep !== null) refreshGamePanel();
+        gameStep = msg.game_step;
       }
       if (msg.events && msg.events.length) queueEvents(msg.events);
       const shown = (msg.verdicts || []).map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })).filter(listed);
