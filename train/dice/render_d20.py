@@ -195,7 +195,8 @@ def render_view(seed: int) -> tuple[np.ndarray, dict]:
     _speckle(img, truths, rng)
     out = synth._finish(img, rng, float(rng.uniform(0.2, 1.3)), float(rng.uniform(0.5, 4.5)), int(rng.integers(65, 96)))
     labels = {"hfov_deg": hfov, "dice": [{"box": [round(v, 2) for v in t.box_px], "value": t.value,
-                                          "visible": round(t.visible, 3), "up_deg": round(t.up_deg, 1),
+                                          "visible": round(t.visible, 3), "face_visible": round(t.face_visible, 3),
+                                          "up_deg": round(t.up_deg, 1),
                                           "face_px": [round(v, 1) for v in t.face_px]} for t in truths]}
     return out, labels
 
