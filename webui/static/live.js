@@ -6,6 +6,7 @@ import { startDice } from "/static/dice.js";
 import { counted } from "/static/words.js";
 
 const REFRESH_MS = 2000;
+const STEP_GAP_MS = 1000;
 const GROUP_FOLD = 8;
 // A group of more declarable actions than this is folded until a unit is selected.
 const DRAWN_LIMIT = 2000;
@@ -157,8 +158,10 @@ function startDeclare() {
     listEl.dataset.legal = String(r.legal ?? r.count ?? 0);
   }
 
+  let askedAt = -Infinity;  // when the actions were last asked for (performance.now(), ms)
   async function refresh() {
     if (busy) return;
+    askedAt = performance.now();
     try {
       const q = new URLSearchParams();
       if (unit !== null && unit !== undefined) q.set("unit", String(unit));
@@ -201,13 +204,17 @@ function startDeclare() {
     await refresh();
   }
 
-  let gameStep = null, asking = false;  // msg.game_step: the game changed at a frame, so may what can be declared
+  // msg.game_step: the game changed at a frame, so may what can be declared. Asked at once, but at most once every
+  // STEP_GAP_MS (the list costs the server ~50 ms; a game with units on the move changes most seconds)
+  let gameStep = null, stepTimer = null;
   function frame(msg) {
     const sel = msg.selected === undefined ? null : msg.selected;
     const changed = msg.game_step !== undefined && gameStep !== null && msg.game_step !== gameStep;
     if (msg.game_step !== undefined) gameStep = msg.game_step;
     if (sel !== unit) { unit = sel; point = null; refresh(); }
-    else if (changed && !asking) { asking = true; refresh().finally(() => { asking = false; }); }
+    else if (changed && stepTimer === null) {
+      stepTimer = setTimeout(() => { stepTimer = null; refresh(); }, Math.max(0, askedAt + STEP_GAP_MS - performance.now()));
+    }
   }
 
   // A click on the board where no unit stands: what could be declared there (for the selected unit, if any).
@@ -220,7 +227,8 @@ function startDeclare() {
   }
 
   // first shown once the games' titles are known (`titles`, from /api/setup): not a moment with the game's key
-  timer = setInterval(() => { if (!document.hidden) refresh(); }, REFRESH_MS);
+  // the poll is for what changes with the units' places alone (ranges, targets); skipped just after an ask
+  timer = setInterval(() => { if (!document.hidden && performance.now() - askedAt >= REFRESH_MS / 2) refresh(); }, REFRESH_MS);
   // the roll it waited for was answered (the dice panel shows the verdict): the waiting line goes, the list moves on
   function answered() {
     if (resultEl.dataset.outcome === "waiting") { resultEl.innerHTML = ""; resultEl.dataset.outcome = ""; }
