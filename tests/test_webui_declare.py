@@ -269,3 +269,30 @@ def test_actions_at_a_clicked_point(client: TestClient) -> None:
     bad = client.get("/api/live/actions", params={"at": "middle"})
     assert bad.status_code == 400
     assert bad.json()["detail"] == '"at" must be a table point in inches written x,y (e.g. 12.5,8); got \'middle\'.'
+
+
+def test_pages_asking_at_one_state_get_one_answer_made_once(client: TestClient,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every page asks for the actions when a frame changes the game: at one state of the game and one set of the
+    units' places the answer is made once (the paused table: neither changes), a declaration (a new state) makes
+    it again, and asking at a clicked point is another question, answered once too."""
+    from webui.routes import live
+
+    made: list[Any] = []
+    real = live._actions
+    def counted(*a: Any) -> dict[str, Any]:
+        made.append(a[5])
+        return real(*a)
+
+    monkeypatch.setattr(live, "_actions", counted)
+    first = _actions(client)
+    assert _actions(client) == first and _actions(client) == first
+    assert len(made) == 1
+    spot = next(a for a in first["groups"][0]["actions"] if a["legal"])["action"]
+    assert _declare(client, spot)["outcome"] == "legal"
+    after = _actions(client)
+    assert len(made) == 2 and after != first
+    assert after["status"]["player"] != first["status"]["player"] or after["legal"] < first["legal"]
+    _actions(client, at="5.0,5.5")
+    _actions(client, at="5.0,5.5")
+    assert len(made) == 3
