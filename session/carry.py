@@ -56,12 +56,10 @@ def restart_reason(old: Roster | None, new: Roster | None) -> str:
     return ""
 
 
-def carry_game(old: Any, new: Any) -> str:
-    """Make pipeline `new` carry on the game `old` was ruling; "" when carried, else why the game starts afresh
-    (also when there was no game to carry)."""
-    resume = getattr(new, "resume", None)
-    checkpoint = getattr(old, "checkpoint", None)
-    if resume is None or checkpoint is None:
+def carry_refused(old: Any, new: Any) -> str:
+    """Why pipeline `new` cannot carry on the game `old` was ruling ("no game was running", another game, units
+    changed), or "" when it can."""
+    if getattr(new, "resume", None) is None or getattr(old, "checkpoint", None) is None:
         return "no game was running"
     old_game, new_game = getattr(old, "game", None), getattr(new, "game", None)
     if getattr(old, "state", None) is None or new_game is None or getattr(new, "state", None) is None:
@@ -69,8 +67,16 @@ def carry_game(old: Any, new: Any) -> str:
     if old_game is None or old_game.name != new_game.name:
         return "another game was chosen"
     why = restart_reason(getattr(old, "roster", None), getattr(new, "roster", None))
+    return f"the roster changed: {why}" if why else ""
+
+
+def carry_game(old: Any, new: Any) -> str:
+    """Make pipeline `new` carry on the game `old` was ruling; "" when carried, else why the game starts afresh
+    (also when there was no game to carry)."""
+    why = carry_refused(old, new)
     if why:
-        return f"the roster changed: {why}"
+        return why
+    resume, checkpoint = new.resume, old.checkpoint
     state = old.state
     if tuple(getattr(old, "terrain", ())) != tuple(getattr(new, "terrain", ())):
         fields = {f.name for f in dataclasses.fields(state)} if dataclasses.is_dataclass(state) else set()

@@ -118,8 +118,9 @@ class PipelineLike(Protocol):
 
 
 class LoopRecorder(Protocol):
-    """What records a live loop (session/recording.py): told what each published frame gave and each declared
-    action with the frame it was ruled at; `name` (the folder being recorded) and `note` go into the status."""
+    """What records a live loop (session/recording.py): told what each published frame gave, each declared action
+    with the frame it was ruled at, and that the players started a new game; `name` (the folder being recorded) and
+    `note` go into the status."""
 
     @property
     def name(self) -> str | None: ...
@@ -130,6 +131,8 @@ class LoopRecorder(Protocol):
               verdicts: Sequence[Mapping[str, Any]]) -> None: ...
 
     def declared(self, frame_index: int, action: Action) -> None: ...
+
+    def game_restarted(self) -> None: ...
 
 
 AtEnd = Literal["loop", "pause"]

@@ -32,7 +32,7 @@ from rules.engine import Action, ActionError, RulesInputError
 from rules.roster import Roster
 from session.board_grid import GridKeys
 from session.broadcast import Broadcast
-from session.carry import carry_game
+from session.carry import carry_game, carry_refused
 from session.dice_watch import DiceWatch, table_seen
 from session.drivable import (
     AtEnd,
@@ -156,6 +156,8 @@ class LiveLoop:
         self._speed = 1.0
         self._seek_to: int | None = None
         self._rebuild = False
+        self._afresh = False
+        """The next rebuild starts the game afresh (the players started a new game), not carried over."""
         self.focus = Focus()
         """Which unit each open page has selected (its own view: see session/focus.py)."""
         self._status = "starting"
@@ -192,6 +194,9 @@ class LiveLoop:
         self._measured: tuple[int, float] = (-1, 0.0)
         """The last frame processed and when it was read (time.time()): how old the positions a declaration is ruled
         on are."""
+        self._dice_seq = time.time_ns() // 1000
+        """The last dice state's number (`dice_state`): each gets the next, so a page keeps the newest. It starts at
+        the wall clock's microseconds, so a server started again (the page still open) numbers on above it."""
         self.dice = DiceWatch()
         """Reads the dice (the tray, else the table away from the bases) while a roll is pending
         (session/dice_watch.py)."""
@@ -261,10 +266,12 @@ class LiveLoop:
     def selected(self, page: str = "") -> int | None:
         return self.focus.of(page)
 
-    def rebuild(self) -> None:
-        """Make a fresh pipeline before the next frame (game, roster, terrain or calibration changed)."""
+    def rebuild(self, afresh: bool = False) -> None:
+        """Make a fresh pipeline before the next frame (game, roster, terrain or calibration changed); `afresh`: the
+        players started a new game, so the running one is not carried over even when nothing it rules changed."""
         with self._cond:
             self._rebuild = True
+            self._afresh = self._afresh or afresh
             if not self._playing:
                 self._step += 1
             self._cond.notify_all()
@@ -363,17 +370,22 @@ class LiveLoop:
     # ---- the dice (docs: the dice API) ----
 
     def dice_state(self) -> dict[str, Any]:
-        """The dice panel's object: roll for us, the pending roll, what the camera reads, the tray, the last roll."""
-        pipe = self._pipeline
-        pending = getattr(pipe, "pending", None)
-        last = getattr(pipe, "last_dice", None)
-        words = getattr(pipe, "words", None) or (lambda a: a.kind.replace("_", " "))
-        tray = self.dice.tray
-        return {"roll_for_us": bool(getattr(pipe, "roll_for_us", False)),
-                "pending": pending.to_json(words) if pending is not None else None,
-                "read": self.dice.read_json() if pending is not None else None,
-                "tray": tray.to_json() if tray is not None else None,
-                "last": last.to_json(words) if last is not None else None}
+        """The dice panel's object: roll for us, the pending roll, what the camera reads, the tray, the last roll,
+        and "seq": taken under the ruling lock, a later state has a larger seq. A frame's message is sent after its
+        state was taken, so it may reach the page after an answered roll's newer state: the page keeps the newest."""
+        with self._lock:
+            pipe = self._pipeline
+            pending = getattr(pipe, "pending", None)
+            last = getattr(pipe, "last_dice", None)
+            words = getattr(pipe, "words", None) or (lambda a: a.kind.replace("_", " "))
+            tray = self.dice.tray
+            self._dice_seq += 1
+            return {"roll_for_us": bool(getattr(pipe, "roll_for_us", False)),
+                    "pending": pending.to_json(words) if pending is not None else None,
+                    "read": self.dice.read_json() if pending is not None else None,
+                    "tray": tray.to_json() if tray is not None else None,
+                    "last": last.to_json(words) if last is not None else None,
+                    "seq": self._dice_seq}
 
     def answer_roll(self, faces: Sequence[int], source: str) -> dict[str, Any]:
         """The faces for the pending roll (from `source`: typed, camera, phone): its action ruled again at once with
@@ -388,13 +400,14 @@ class LiveLoop:
             answer = DiceAnswer.of(pending.action, [*pending.request.given, *faces], source, seen)
             verdicts = self.declare(answer)
             state = self.dice_state()
-            return {"verdicts": verdicts, "pending": state["pending"], "last": state["last"]}
+            return {"verdicts": verdicts, "pending": state["pending"], "last": state["last"], "seq": state["seq"]}
 
     def cancel_roll(self) -> dict[str, Any]:
         """Drop the pending roll (its action is not ruled); nothing happens when none is pending."""
         with self._lock:
             verdicts = self.declare(Action(CANCEL)) if getattr(self._pipeline, "pending", None) is not None else []
-            return {"pending": None, "verdicts": verdicts}
+            state = self.dice_state()
+            return {"pending": state["pending"], "verdicts": verdicts, "seq": state["seq"]}
 
     def correct_roll(self, faces: Sequence[int]) -> dict[str, Any]:
         """Overrule the faces of the last action ruled with dice: it is ruled again with `faces` from the state
@@ -409,7 +422,7 @@ class LiveLoop:
             if bad is not None:
                 raise ActionError(str(bad["message"]))
             state = self.dice_state()
-            return {"verdicts": verdicts, "pending": state["pending"], "last": state["last"]}
+            return {"verdicts": verdicts, "pending": state["pending"], "last": state["last"], "seq": state["seq"]}
 
     def set_roll_for_us(self, on: bool) -> bool:
         """From now on Tablesight rolls the dice the players do not give (the setup file is the caller's); returns
@@ -512,6 +525,7 @@ class LiveLoop:
                 with self._cond:
                     seek, self._seek_to = self._seek_to, None
                     rebuild, self._rebuild = self._rebuild, False
+                    afresh, self._afresh = self._afresh, False
                     proceed = self._playing or self._step > 0 or seek is not None
                     if self._step > 0 and not self._playing and seek is None:
                         self._step -= 1
@@ -523,7 +537,7 @@ class LiveLoop:
                 if rebuild:
                     if self.recorder is not None and self._playing and feed.pending:
                         self._rule_taken(feed)  # the frame read ahead went into the recording the old setup closes
-                    carried = self._rebuild_pipeline()
+                    carried = self._rebuild_pipeline(afresh)
                     if not self._playing and self._frame_index >= 0:
                         if carried and self._redraw_paused():
                             continue  # the game goes on: the shown frame is drawn again with the new setup
@@ -633,14 +647,18 @@ class LiveLoop:
             return
         self._publish(result, started, feed.read_at)
 
-    def _rebuild_pipeline(self) -> bool:
+    def _rebuild_pipeline(self, afresh: bool = False) -> bool:
         """A fresh pipeline for the changed setup that carries on the running game (session/carry.py); when it
-        cannot, the game starts afresh and the event log says why. True when a game was carried."""
+        cannot, or `afresh` (a new game was started), the game starts afresh and the event log says why. True when a
+        game was carried."""
         with self._lock:
             old = self._pipeline
+            if afresh and self.recorder is not None:
+                self.recorder.game_restarted()  # its replay starts the game afresh at the same frame
             self._pipeline = self._make_pipeline()
             self.dice.idle()
-            why = carry_game(old, self._pipeline)
+            why = (carry_refused(old, self._pipeline) or "a new game was started") if afresh \
+                else carry_game(old, self._pipeline)
         if why and why != "no game was running":
             self._moves.clear()
             self.events.append({"type": "info", "frame": max(0, self._frame_index),

@@ -250,6 +250,8 @@ class LiveRecording:
         """A folder that could not be made is tried again from then (monotonic s)."""
         self._reopened = False
         """The source was (re)opened since the last pipeline: the next one starts the game afresh."""
+        self._restarted = False
+        """The players started a new game since the last pipeline: the next one starts it afresh."""
         self.note = ""
         self.write_ms: list[float] = []
         """How long the writer took for each of the last frames (JPEG encode, fsyncs, index line, store row), ms."""
@@ -282,17 +284,24 @@ class LiveRecording:
         with self._lock:
             self._reopened = True
 
+    def game_restarted(self) -> None:
+        """The players started a new game: the next pipeline starts it afresh (no carry), as its replay does."""
+        with self._lock:
+            self._restarted = True
+
     def make_pipeline(self) -> PipelineLike:
         """A pipeline for the setup as it is now. Once a recording runs, this is a setup edit at the next frame
         (a line of setup_edits.jsonl and an event in the store) and the recording goes on."""
         setup = copy_setup(self._setup)
         plan = SetupFiles.of(setup)
         with self._lock:
-            afresh, self._reopened = self._reopened, False
+            reopened, restarted = self._reopened, self._restarted
+            self._reopened = self._restarted = False
             previous, self._plan = self._plan, plan
             take = self._take
             if take is not None and previous is not None:
-                self._edited(take, SetupEdit.between(take.frames, previous, plan, afresh))
+                self._edited(take, SetupEdit.between(take.frames, previous, plan, reopened or restarted),
+                             "reopened" if reopened else "restarted" if restarted else "")
         return self._make_pipeline(setup)
 
     def ruled(self, frame_index: int, events: Sequence[Mapping[str, Any]],
@@ -468,8 +477,9 @@ class LiveRecording:
             self._writer.start()
         return take
 
-    def _edited(self, take: _Take, edit: SetupEdit) -> None:
-        """A new pipeline from frame `edit.frame` on: its line, its event in the store, and a sentence."""
+    def _edited(self, take: _Take, edit: SetupEdit, afresh_because: str = "") -> None:
+        """A new pipeline from frame `edit.frame` on: its line, its event in the store, and a sentence
+        (`afresh_because`: "reopened", the source, or "restarted", by the players)."""
         with self._lines_lock:
             self._keep_line(take, take.edits, edit.to_json())
         row = {"type": "setup_edit", "frame": edit.frame, "changed": list(edit.changed), "afresh": edit.afresh}
@@ -479,7 +489,8 @@ class LiveRecording:
 
         self._submit(take, job, edit.frame)
         if edit.afresh:
-            self.note = (f"The source was reopened at frame {edit.frame}; recording {take.name} goes on and the game "
+            why = "A new game was started" if afresh_because == "restarted" else "The source was reopened"
+            self.note = (f"{why} at frame {edit.frame}; recording {take.name} goes on and the game "
                          "starts afresh there, as its replay does.")
         elif edit.changed:
             self.note = (f"{in_words(edit.changed)[:1].upper()}{in_words(edit.changed)[1:]} changed at frame "

@@ -373,7 +373,8 @@ class Runtime:
 
     def set_roster(self, obj: Any, restart: bool = False) -> Roster:
         """Save and use a roster. A rename (or any change the game does not rule on) keeps the running game; one
-        that changes the units would start it afresh, so it is refused with a sentence unless `restart`."""
+        that changes the units would start it afresh, so it is refused with a sentence unless `restart`. With
+        `restart` a new game starts, the same units' too (a rematch)."""
         roster = parse_roster(obj)
         game = find_game(roster.game)
         with self.setup.lock:
@@ -396,7 +397,7 @@ class Runtime:
                 # the recording's plan was for its own units and game
                 self.setup.game_setup, self.setup.declarations, self.setup.roll_for_us = None, {}, None
         self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
-        self.live.rebuild()
+        self.live.rebuild(afresh=restart)  # "start a new game" starts one, even with the same units
         return roster
 
     def set_game(self, name: str) -> str:

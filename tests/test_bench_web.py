@@ -76,8 +76,9 @@ def test_latency_from_frame_read_to_overlays_drawn_is_measured(figures: dict[str
         assert x["pipeline_p50_ms"] is not None and x["pipeline_p50_ms"] > 0
         assert abs(x["clock_offset_ms"]) < 1000  # one machine: the two clocks agree closely
     assert lat[1]["server_watchers"] == 3 + 1  # the watchers and the page
-    for x in lat[2:]:  # the camera gives its rate, never more
-        assert x["pipeline_fps"] <= x["camera_fps"] * 1.1 and x["drawn_fps"] <= x["camera_fps"] * 1.1
+    for x in lat[2:]:  # the camera gives its rate, never more: in a 2 s window (30 frames at 15 fps) a frame or two
+        # at either edge is 3-7 % each, so the rates may read up to 20 % over (CI saw 16.97 drawn a second at 15 fps)
+        assert x["pipeline_fps"] <= x["camera_fps"] * 1.2 and x["drawn_fps"] <= x["camera_fps"] * 1.2
     for x in lat[3::2]:  # a 12-frame 960 x 720 table keeps up with a 15 fps camera
         assert x["camera_fps"] == 15.0 and x["drawn_fps"] >= 15.0 * 0.6
     for cam, fps, rows in ((figures["camera"], CAMERA_FPS, lat[2::2]), (figures["cameras"][1], 15.0, lat[3::2])):

@@ -58,10 +58,18 @@ def put_roster(url: str, name: str) -> None:
     assert r.status_code == 200, r.text
 
 
+DRAWN_NOW = """() => [window.tablesight.msg, document.getElementById('board').dataset.grid || '0 0 0',
+  document.getElementById('camera').dataset.grid || '0 0 0']"""
+"""The frame on the page and what the board and the camera canvases drew of the grid, read in one go."""
+
+
+def _counts(text: str) -> list[int]:
+    return [int(v) for v in str(text).split()]
+
+
 def grid_counts(page: Any, canvas: str) -> list[int]:
     """[cells, edges, units] the canvas drew of the grid (data-grid-*)."""
-    got = page.evaluate(f"() => document.getElementById('{canvas}').dataset.grid || '0 0 0'")
-    return [int(v) for v in str(got).split()]
+    return _counts(page.evaluate(f"() => document.getElementById('{canvas}').dataset.grid || '0 0 0'"))
 
 
 PIXEL_AT_INCHES = """async ([x, y]) => {
@@ -107,13 +115,30 @@ def _centre(points: list[list[float]]) -> tuple[float, float]:
     return sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points)
 
 
+def _clear(cell: dict[str, Any], units: list[dict[str, Any]]) -> bool:
+    """The cell's centre is more than 2.5" from every unit (no base, name or outline over it)."""
+    x, y = _centre(cell["in"])
+    return all((u["x"] - x) ** 2 + (u["y"] - y) ** 2 > 2.5**2 for u in units)
+
+
 def _far_from_units(cells: list[dict[str, Any]], units: list[dict[str, Any]], kind: str) -> dict[str, Any]:
-    """A cell of `kind` whose centre is more than 2.5" from every unit (no base, name or outline over it)."""
+    """A cell of `kind` clear of every unit."""
     for c in cells:
-        x, y = _centre(c["in"])
-        if c["terrain"] == kind and all((u["x"] - x) ** 2 + (u["y"] - y) ** 2 > 2.5**2 for u in units):
+        if c["terrain"] == kind and _clear(c, units):
             return c
     raise AssertionError(f"no {kind} cell clear of the units")
+
+
+def _read_clear(page: Any, cells: list[dict[str, Any]], kind: str, read: Any) -> tuple[dict[str, Any], Any]:
+    """`read(cell)` of a cell of `kind` clear of the units of the frames shown before and after it: the sample
+    keeps playing and its units walk, so a cell that a unit came near meanwhile is read again, chosen afresh."""
+    units_now = "() => window.tablesight.msg.units"
+    for _ in range(20):
+        cell = _far_from_units(cells, page.evaluate(units_now), kind)
+        got = read(cell)
+        if _clear(cell, page.evaluate(units_now)):
+            return cell, got
+    raise AssertionError(f"a unit kept coming near every {kind} cell read")
 
 
 def test_vigtavl_grid_on_the_board_and_the_camera(server: tuple[str, Any], page: Any) -> None:
@@ -126,29 +151,37 @@ def test_vigtavl_grid_on_the_board_and_the_camera(server: tuple[str, Any], page:
                            "document.getElementById('camera').dataset.gridCells === '91'", timeout=30000)
     grid = httpx.get(f"{url}/api/live/board", timeout=30).json()
     assert len(grid["cells"]) == 91 and grid["kinds"] == ["land", "mountain", "sea"]
-    msg = page.evaluate("() => window.tablesight.msg")
+    # the sample keeps playing (units walk on and off the board): the frame and what the canvases drew of it are read
+    # in one go, again while a new frame came in between its arrival and its drawing or fewer than 3 units stand on
+    # the board
+    for _ in range(300):
+        msg, board, camera = page.evaluate(DRAWN_NOW)
+        units = msg["units"]
+        on_board = sum(1 for u in units if any(
+            (u["x"] - _centre(c["in"])[0]) ** 2 + (u["y"] - _centre(c["in"])[1]) ** 2 <= 1.0 for c in grid["cells"]))
+        if on_board >= 3 and [_counts(board), _counts(camera)] == [[91, 0, on_board]] * 2:
+            break
+        page.wait_for_timeout(100)
     assert msg["grid_key"] == grid["key"] and "cells" not in msg  # the frame names the grid; it does not carry it
-    units = msg["units"]
-    on_board = sum(1 for u in units if any(
-        (u["x"] - _centre(c["in"])[0]) ** 2 + (u["y"] - _centre(c["in"])[1]) ** 2 < 1.0 for c in grid["cells"]))
     assert on_board >= 3
-    assert grid_counts(page, "board") == [91, 0, on_board]
-    assert grid_counts(page, "camera") == [91, 0, on_board]
+    assert _counts(board) == [91, 0, on_board]
+    assert _counts(camera) == [91, 0, on_board]
 
     # the board view: a sea cell blue, a mountain cell grey (read 0.45" north of the centre: the cell's name is
     # written below it)
     for kind, fill in (("sea", SEA), ("mountain", MOUNTAIN)):
-        cell = _far_from_units(grid["cells"], units, kind)
-        x, y = _centre(cell["in"])
-        rgba = page.evaluate(PIXEL_AT_INCHES, [x, y + 0.45])
+        cell, rgba = _read_clear(page, grid["cells"], kind, lambda c: page.evaluate(
+            PIXEL_AT_INCHES, [_centre(c["in"])[0], _centre(c["in"])[1] + 0.45]))
         assert all(abs(a - b) <= 2 for a, b in zip(rgba[:3], fill, strict=True)), (kind, cell["hex"], rgba)
 
     # the pointer over a cell of the board: its tooltip names the cell as the Declare buttons do
-    mountain = _far_from_units(grid["cells"], units, "mountain")
-    client_xy = page.evaluate(CLIENT_AT_INCHES, list(_centre(mountain["in"])))
-    page.mouse.move(*client_xy)
+    def pointed(cell: dict[str, Any]) -> str | None:
+        page.mouse.move(*page.evaluate(CLIENT_AT_INCHES, list(_centre(cell["in"]))))
+        return page.get_attribute("#board", "title")  # type: ignore[no-any-return]
+
+    mountain, title = _read_clear(page, grid["cells"], "mountain", pointed)
     q, r = mountain["hex"]
-    assert page.get_attribute("#board", "title") == f"hex [{q}, {r}]: mountain"
+    assert title == f"hex [{q}, {r}]: mountain"
 
     # the legend names this board's kinds and no others; the switch is there
     shown = page.evaluate("() => [...document.querySelectorAll('#legend .grid-kind')].filter((e) => !e.hidden)"
@@ -158,20 +191,24 @@ def test_vigtavl_grid_on_the_board_and_the_camera(server: tuple[str, Any], page:
 
     # the camera picture: a sea cell's centre is the picture with 30 % of the sea's blue over it (the sample keeps
     # playing: a cell far from the units shows the same table, up to the sensor's noise)
-    sea = _far_from_units(grid["cells"], units, "sea")
+    def with_and_without(cell: dict[str, Any]) -> tuple[Any, Any]:
+        at = list(_centre(cell["px"]))
+        with_grid = page.evaluate(CAMERA_PIXEL, at)
+        page.click("#layers input[data-layer=grid]")
+        page.wait_for_function("() => document.getElementById('camera').dataset.gridCells === '0'", timeout=10000)
+        assert grid_counts(page, "board") == [0, 0, 0]  # the switch takes it off both views
+        without = page.evaluate(CAMERA_PIXEL, at)
+        page.click("#layers input[data-layer=grid]")
+        page.wait_for_function("() => document.getElementById('camera').dataset.gridCells === '91'", timeout=10000)
+        return with_grid, without
+
+    sea, (with_grid, without) = _read_clear(page, grid["cells"], "sea", with_and_without)
     at = _centre(sea["px"])
-    with_grid = page.evaluate(CAMERA_PIXEL, list(at))
-    page.click("#layers input[data-layer=grid]")
-    page.wait_for_function("() => document.getElementById('camera').dataset.gridCells === '0'", timeout=10000)
-    assert grid_counts(page, "board") == [0, 0, 0]  # the switch takes it off both views
-    without = page.evaluate(CAMERA_PIXEL, list(at))
     assert with_grid[2] - with_grid[0] > without[2] - without[0] + 15, (with_grid, without)  # bluer with the grid
     # the same drawing on a plain dark picture (#111): exactly 30 % of the sea's colour over it
     plain = page.evaluate(PLAIN_CAMERA_PIXEL, list(at))
     expected = [(1 - CAMERA_ALPHA) * 0x11 + CAMERA_ALPHA * f for f in SEA]
     assert all(abs(a - b) <= 2 for a, b in zip(plain[:3], expected, strict=True)), (plain, expected)
-    page.click("#layers input[data-layer=grid]")
-    page.wait_for_function("() => document.getElementById('camera').dataset.gridCells === '91'", timeout=10000)
     assert len(fetched) == 1, fetched  # fetched once, however many frames came since
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -22,7 +21,7 @@ import httpx
 import pytest
 
 from bench.web import CHROMIUM, CHROMIUM_ARGS
-from tests.webui_server import free_port, running_server, session_settings
+from tests.webui_server import free_port, paused_at_start, running_server, session_settings
 from tests.webui_session import make_session
 
 pytestmark = [
@@ -59,12 +58,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     with running_server(settings) as (url, app):
         loop = app.state.runtime.live
         assert loop.wait_for_frame(20)
-        loop.pause()
-        loop.seek(0)
-        deadline = time.monotonic() + 20
-        while not (loop.status().frame_index == 0 and loop.status().status == "paused"):
-            assert time.monotonic() < deadline, loop.status()
-            time.sleep(0.05)
+        paused_at_start(loop)
         frames = sorted((root / "table1").glob("frame_*.jpg"))
         yield {"url": url, "app": app, "setup": setup, "frame": frames[0].read_bytes()}
 
@@ -122,17 +116,18 @@ def test_cross_origin_form_post_of_a_declaration_is_refused(table: dict[str, Any
     before = _state(app)
     page.goto(attacker)
     seen = _responses(page, url)
-    page.evaluate(
-        """([url, action]) => {
-            const f = document.createElement("form");
-            f.method = "POST"; f.action = url + "/api/live/declare"; f.enctype = "text/plain"; f.target = "sink";
-            const i = document.createElement("input");
-            i.name = JSON.stringify({action, pad: ""}).slice(0, -3); i.value = '"}';  // the body is JSON
-            f.appendChild(i); document.body.appendChild(f); f.submit();
-        }""",
-        [url, action],
-    )
-    page.wait_for_timeout(1500)
+    with page.expect_response(lambda r: r.url == url + "/api/live/declare" and r.request.method == "POST",
+                              timeout=20000):
+        page.evaluate(
+            """([url, action]) => {
+                const f = document.createElement("form");
+                f.method = "POST"; f.action = url + "/api/live/declare"; f.enctype = "text/plain"; f.target = "sink";
+                const i = document.createElement("input");
+                i.name = JSON.stringify({action, pad: ""}).slice(0, -3); i.value = '"}';  // the body is JSON
+                f.appendChild(i); document.body.appendChild(f); f.submit();
+            }""",
+            [url, action],
+        )
     assert ("POST", url + "/api/live/declare", 403) in seen, seen
     assert _state(app) == before
 

@@ -23,7 +23,7 @@ import pytest
 
 from bench.web import CHROMIUM, CHROMIUM_ARGS
 from tests.chromium import checked_page, chromium
-from tests.webui_server import SAME_ORIGIN, running_server, session_settings
+from tests.webui_server import SAME_ORIGIN, paused_at_start, running_server, session_settings
 from tests.webui_session import make_session, roster_json
 
 pytestmark = [
@@ -45,14 +45,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
     make_session(root / "table1", frames=3)
     settings = session_settings(root / "table1", root, tmp_path_factory.mktemp("setup"), game="valknut")
     with running_server(settings) as (url, app):
-        loop = app.state.runtime.live
-        assert loop.wait_for_frame(20)
-        loop.pause()
-        loop.seek(0)
-        deadline = time.monotonic() + 20
-        while not (loop.status().frame_index == 0 and loop.status().status == "paused"):
-            assert time.monotonic() < deadline, loop.status()
-            time.sleep(0.05)
+        assert app.state.runtime.live.wait_for_frame(20)
+        paused_at_start(app.state.runtime.live)
         yield url, app
 
 
@@ -78,11 +72,14 @@ def new_game(url: str, app: Any, roster: dict[str, Any]) -> dict[str, Any]:
     """A new game of the roster's game (saved as the players' roster, with "roll for us" off), once the loop has
     rebuilt its pipeline for it and its first actions stand still (two reads half a second apart agree)."""
     roster = {**roster, "roll_for_us": False}
+    old = app.state.runtime.live.pipeline  # the game before: the loop replaces it (the same game's too)
     _post(url, "/api/roster?restart=true", roster, "PUT")
     deadline = time.monotonic() + 30
-    while True:
-        pipe = app.state.runtime.live.pipeline
-        if getattr(getattr(pipe, "game", None), "name", None) == roster["game"] and pipe.state is not None:
+    while True:  # the paused frame is sought again through a fresh pipeline: the one that has ruled it
+        loop = app.state.runtime.live
+        pipe = loop.pipeline
+        if pipe is not old and getattr(getattr(pipe, "game", None), "name", None) == roster["game"] \
+                and pipe.state is not None and getattr(pipe, "frame", -1) == loop.status().frame_index:
             break
         assert time.monotonic() < deadline
         time.sleep(0.1)
@@ -231,6 +228,55 @@ def test_valknut_attack_takes_the_typed_faces(server: tuple[str, Any], browser: 
         page.uncheck("#dice-roll-for-us")
         page.wait_for_function("document.getElementById('dice-roll-note').textContent.includes('only when')")
         assert _get(url, "/api/live/dice")["roll_for_us"] is False
+
+
+def test_a_dice_state_older_than_the_answered_roll_never_brings_it_back(server: tuple[str, Any], browser: Any) -> None:
+    """The panel's poll (or a frame's message) can be answered before a roll is ruled and reach the page after the
+    ruling's reply. Here the poll's reply is held until the attack roll is ruled, then let through: the page keeps
+    the newer state (its "seq" is larger), so the answered roll never shows again and faces typed meanwhile for the
+    next roll stay typed (CI once lost them so: the Bear roll's faces typed on the keyboard never showed)."""
+    url, app = server
+    new_game(url, app, roster_json("valknut"))
+    listed = play_until(url, lambda a: a["status"]["phase"] == "activations",
+                        pick=lambda a: _roll_off(a["groups"][0]["actions"][0]["action"]) if a["groups"]
+                        else _camera_deploy(app))
+    label = next(x for x in labels(listed) if re.fullmatch(r"Red: red \d+ attacks blue \d+", x))
+    held: list[tuple[Any, Any]] = []  # the first poll's route and the server's reply to it
+
+    def hold(route: Any) -> None:
+        if route.request.method == "GET" and not held:
+            held.append((route, route.fetch()))  # the server's state now: the attack roll pending
+        else:
+            route.continue_()
+
+    with checked_page(browser, viewport=DESKTOP) as page:
+        declare_on_page(page, url, "attack", label)
+        first = page.get_attribute("#dice", "data-pending")
+        page.route("**/api/live/dice", hold)
+        deadline = time.monotonic() + 20
+        while not held:  # the panel polls every 2 s while no frame comes (the loop is paused)
+            assert time.monotonic() < deadline, "the dice panel never asked for the dice state"
+            page.wait_for_timeout(100)
+        assert json.loads(held[0][1].text())["pending"]["id"] == int(first)
+        page.click("#dice-pad button[data-face='6']")
+        page.click("#dice-rule")
+        page.wait_for_function(f"document.getElementById('dice').dataset.pending !== '{first}'", timeout=20000)
+        page.evaluate("""() => { window.shownPending = [];  // each pending id shown from now on
+            new MutationObserver(() => window.shownPending.push(document.getElementById('dice').dataset.pending))
+              .observe(document.getElementById('dice'), { attributes: true, attributeFilter: ['data-pending'] }); }""")
+        after = _get(url, "/api/live/dice")["pending"]
+        if after is not None:  # the Bear's roll: one face typed before the old state arrives
+            page.keyboard.type("1")
+            page.wait_for_function("document.getElementById('dice-typed').dataset.faces === '1'")
+        for route, reply in held:
+            route.fulfill(response=reply)
+        page.wait_for_timeout(700)  # the old reply is read and dropped (or, before "seq", shown)
+        assert first not in page.evaluate("window.shownPending"), page.evaluate("window.shownPending")
+        assert page.get_attribute("#dice", "data-pending") == ("" if after is None else str(after["id"]))
+        if after is not None:
+            assert page.get_attribute("#dice-typed", "data-faces") == "1"
+            page.click("#dice-cancel")
+            page.wait_for_function("document.getElementById('dice').dataset.state !== 'pending'", timeout=20000)
 
 
 def _camera_deploy(app: Any) -> dict[str, Any]:
@@ -672,8 +718,7 @@ def test_a_die_read_across_the_tray_wall_is_drawn_whole_on_the_tray_picture(
 
     url, app = server
     live = app.state.runtime.live
-    live.pause()
-    live.seek(0)
+    paused_at_start(live)
     live.dice = DiceWatch(read=WallReads(), tray_file=live.dice.tray_file)
     label = _attack_with_a_tray_marked(url, app)
     with checked_page(browser, viewport=DESKTOP) as page:

@@ -90,10 +90,12 @@ def save(page: Any, app: Any, setup_dir: Path, game: str) -> dict[str, Any]:
     shot(page, game, "4-before-save")
     page.click("#save")
     page.wait_for_function("/Saved|new game/.test(document.getElementById('save-msg').textContent)", timeout=20000)
-    if page.locator("#restart-save").count():
-        assert "afresh" in str(page.text_content("#save-msg"))
+    if page.locator("#restart-save").count():  # the setup would restart the game, or it carries the game on
+        said = str(page.text_content("#save-msg"))
+        assert "afresh" in said or "in progress goes on" in said, said
         page.click("#restart-save")
-        page.wait_for_function("document.getElementById('save-msg').textContent.startsWith('Saved')", timeout=20000)
+        page.wait_for_function("/^Saved.*has started/.test(document.getElementById('save-msg').textContent)",
+                               timeout=20000)
     msg = str(page.text_content("#save-msg"))
     assert msg.startswith("Saved: ") and "has started" in msg, msg
     shot(page, game, "5-saved")
@@ -104,12 +106,16 @@ def save(page: Any, app: Any, setup_dir: Path, game: str) -> dict[str, Any]:
 
 
 def ruled_state(app: Any, game: str, check: Any) -> Any:
-    """The live game's state once the loop has rebuilt its pipeline for `game` and `check(state)` holds."""
+    """The live game's state once the loop has rebuilt its pipeline for `game`, that pipeline has ruled the frame
+    shown (a restart's pipeline is made, then the shown frame is sought through another one, warmed up on the
+    frames before it) and `check(state)` holds."""
     deadline = time.monotonic() + 30
     while True:
-        pipe = app.state.runtime.live.pipeline
+        loop = app.state.runtime.live
+        pipe = loop.pipeline
         state = getattr(pipe, "state", None)
-        if pipe is not None and pipe.game is not None and pipe.game.name == game and state is not None and check(state):
+        if pipe is not None and pipe.game is not None and pipe.game.name == game and state is not None \
+                and getattr(pipe, "frame", -1) == loop.status().frame_index and check(state):
             return state
         assert time.monotonic() < deadline, (game, getattr(pipe, "game_status", None), state)
         time.sleep(0.1)
@@ -131,8 +137,9 @@ def first_ruling(page: Any, url: str, game: str, kind: str) -> tuple[str, str]:
     page.wait_for_function(f"document.querySelector(\"#declare-actions [data-kind='{kind}']\")", timeout=30000)
     if fold.count() and not button.is_visible():
         fold.locator("summary").click()
-    label = str(button.text_content())
-    button.click()
+    label = str(page.evaluate(f"""() => {{  // read and clicked in one go: a frame may change the list between calls
+        const b = document.querySelector("#declare-actions button[data-kind='{kind}']");
+        const text = b.textContent; b.click(); return text; }}"""))
     page.wait_for_function("document.getElementById('declare-result').dataset.outcome", timeout=30000)
     shot(page, game, "6-ruled")
     text = str(page.text_content("#declare-result"))
@@ -274,6 +281,40 @@ def test_valknut_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:
         4, 2, "player_turns"))
     outcome, text = first_ruling(page, url, "valknut", "place_stockpile")
     assert outcome == "legal" and "Wolves: place a Runic Stockpile" in text and "places a Runic Stockpile" in text, text
+
+
+def test_a_rematch_is_a_new_game_only_when_asked(server: tuple[str, Any, Path], page: Any) -> None:
+    """The New game page opened on the setup in use and saved as it is: the game in progress goes on (the page
+    says so), and offers a new game instead; taken, the same armies start afresh (their stockpiles to place)."""
+    url, app, setup_dir = server
+    choose(page, url, "valknut")
+    mount_toppers(page, "valknut", 10)
+    old = app.state.runtime.live.pipeline
+    save(page, app, setup_dir, "valknut")  # a new game (the one on the table was asked to start afresh)
+    placed = len(ruled_state(app, "valknut", lambda st: app.state.runtime.live.pipeline is not old).stockpiles)
+    outcome, _text = first_ruling(page, url, "valknut", "place_stockpile")
+    assert outcome == "legal" and len(app.state.runtime.live.pipeline.state.stockpiles) == placed + 1
+    page.goto(url + "/setup")
+    page.wait_for_selector("body[data-ready='1']", timeout=20000)
+    page.click("#save")
+    page.wait_for_function("document.getElementById('save-msg').textContent.startsWith('Saved')", timeout=20000)
+    msg = str(page.text_content("#save-msg"))
+    assert "The game of Valknut: Skirmish Game in progress goes on with it." in msg and "has started" not in msg, msg
+    assert page.text_content("#restart-save") == "Start a new game instead"
+    page.locator("#save-msg").scroll_into_view_if_needed()
+    shot(page, "valknut", "7-goes-on")
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone: the offer stays in reach
+    page.locator("#restart-save").scroll_into_view_if_needed()
+    assert page.locator("#restart-save").is_visible()
+    shot(page, "valknut", "7-goes-on-phone")
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    time.sleep(0.5)
+    assert len(app.state.runtime.live.pipeline.state.stockpiles) == placed + 1  # the very game, its stockpiles
+    page.click("#restart-save")
+    page.wait_for_function("document.getElementById('save-msg').textContent.includes('has started')", timeout=20000)
+    assert "A new game of Valknut: Skirmish Game has started." in str(page.text_content("#save-msg"))
+    assert not page.locator("#restart-save").count()
+    ruled_state(app, "valknut", lambda st: st.stockpiles == ())  # the same armies, afresh
 
 
 def test_valyr_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:

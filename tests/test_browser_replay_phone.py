@@ -53,11 +53,14 @@ def test_replay_lists_the_bundled_samples_and_seeks_show_the_frame(server: str, 
         pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=30000)
         pg.wait_for_function("Number(document.getElementById('seek').max) > 100", timeout=20000)
         for frame in (100, 5, 100, 60):
-            pg.evaluate(f"""() => {{ const s = document.getElementById('seek'); s.value = '{frame}';
-                                     s.dispatchEvent(new Event('change')); }}""")
-            shown = pg.evaluate("document.getElementById('camera').dataset.frame")
+            # the slider is moved, and the frame shown and the note read, in one go: a frame coming in between the
+            # two reads would find it shown and the note gone
+            shown, said = pg.evaluate(f"""() => {{ const s = document.getElementById('seek'); s.value = '{frame}';
+                                     s.dispatchEvent(new Event('change'));
+                                     return [document.getElementById('camera').dataset.frame,
+                                             document.getElementById('seek-note').textContent]; }}""")
             if shown != str(frame):  # on its way: the page says so, the slider stays where it was put
-                assert pg.text_content("#seek-note") == f"Going to frame {frame}…"
+                assert said == f"Going to frame {frame}…"
             pg.wait_for_function(f"document.getElementById('camera').dataset.frame === '{frame}'", timeout=90000)
             assert pg.text_content("#seek-note") == ""
             pg.wait_for_timeout(300)

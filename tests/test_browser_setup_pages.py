@@ -4,6 +4,7 @@ ask before starting a new one; the help page is linked from every page."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -120,10 +121,12 @@ def test_saving_a_rename_keeps_the_game_and_a_new_unit_asks_first(server: tuple[
     page.click("#rsave")
     page.wait_for_function("document.getElementById('roster-msg').textContent.startsWith('Saved')", timeout=10000)
     assert "the game goes on" in str(page.text_content("#roster-msg"))
-    page.wait_for_timeout(1500)
+    deadline = time.monotonic() + 20  # the loop's thread rebuilds the pipeline with the saved roster
+    while app.state.runtime.live.pipeline.roster.units[10].name != "Sigrid":
+        assert time.monotonic() < deadline, "the live game never took the rename"
+        time.sleep(0.05)
     assert app.state.runtime.live.pipeline.state is not None
     assert app.state.runtime.setup.roster.units[10].name == "Sigrid"
-    assert app.state.runtime.live.pipeline.roster.units[10].name == "Sigrid"
     assert app.state.runtime.setup.roster.units[10].base_height_in == 1.9
     assert app.state.runtime.setup.roster.units[10].tag_in == 0.7
     del state

@@ -125,17 +125,21 @@ def test_the_board_is_drawn_again_only_when_what_it_shows_changed(server: tuple[
     frames, draws = frames1 - frames0, draws1 - draws0
     assert frames >= 20 and 2 <= draws <= frames // 2, (frames, draws)
     # after the move: unit 12's colour on the board where it stands now (14, 9), the table's where it stood (8, 6)
-    page.wait_for_function("window.tablesight.msg && window.tablesight.msg.frame_index >= 12", timeout=20000)
-    colours = page.evaluate(
-        """async () => {
-            const { boardView, layoutSize } = await import('/static/overlay.js');
+    # read when the board shows the frame of the message read with it, after the move (frames 12-22 of a pass;
+    # the loop goes back to frame 0, unit 12 where it stood, every 2.4 s), again every 50 ms until it does
+    page.evaluate("import('/static/overlay.js').then((m) => { window.overlayModule = m; })")
+    page.wait_for_function("window.overlayModule", timeout=20000)
+    colours = page.wait_for_function(
+        """() => {
+            const { boardView, layoutSize } = window.overlayModule;
             const c = document.getElementById('board'), msg = window.tablesight.msg;
+            if (!msg || msg.frame_index < 12 || msg.frame_index > 22 || window.tablesight.boardFrame !== msg.frame_index)
+              return null;
             const view = boardView(c, msg.board), k = c.width / layoutSize(c)[0];
             const at = (x, y) => { const [px, py] = view.toPx(x, y);
               return Array.from(c.getContext('2d').getImageData(Math.round(px * k), Math.round(py * k), 1, 1).data); };
             return [msg.units.find((u) => u.tag === 12), at(13.8, 8.8), at(7.8, 5.8)];  // off the facing line
-        }"""
-    )
+        }""", polling=50, timeout=20000).json_value()
     unit, now, before = colours
     assert math.hypot(unit["x"] - 14.0, unit["y"] - 9.0) < 0.05, unit
     assert now[0] > now[1] + 40 and now[0] > now[2] + 40, now  # red: the unit's owner colour

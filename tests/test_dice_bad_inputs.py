@@ -25,6 +25,7 @@ from session.dice_watch import MOST_CORNERS, NEEDED_FRAMES, DiceWatch, Tray, Tra
 from session.paths import SAMPLE_SESSION_DIR
 from session.settings import Settings
 from tests.webui_server import LocalClient
+from vision.dice import LOW_CONFIDENCE
 from vision.dice.die import Die
 from vision.session_dir import open_session
 from webui.routes.dice import MOST_DICE
@@ -96,7 +97,9 @@ def test_nothing_to_correct_or_answer_is_409_and_cancel_is_a_no_op(served: TestC
     _sentence(served.post("/api/live/dice/correct", json={"faces": [3]}), 409,
               "Nothing to correct: no action has been ruled with dice yet.")
     _sentence(served.post("/api/live/dice/roll", json={"faces": [3]}), 409, "No roll is pending")
-    assert served.post("/api/live/dice/cancel").json() == {"pending": None, "verdicts": []}
+    before = served.get("/api/live/dice").json()["seq"]
+    cancelled = served.post("/api/live/dice/cancel").json()
+    assert cancelled.pop("seq") > before and cancelled == {"pending": None, "verdicts": []}  # a newer state, unchanged
 
 
 def test_undo_of_an_undo_is_one_sentence(served: TestClient) -> None:
@@ -333,11 +336,12 @@ def test_a_camera_move_answered_with_typed_dice_is_not_undone_by_undo() -> None:
 def test_a_phones_full_photo_over_a_megabyte_is_read_not_refused(served: TestClient) -> None:
     """A phone's dice camera posts its photo as a JPEG body: 1-5 MB at full quality, over the 1 MB allowed a JSON
     body. A labelled tray photo, enlarged to 1920 px with the sensor's grain (dice ~110 px, three times the 640 px
-    photo's), is read: its 22 dice, the faces the photographer labelled."""
+    photo's), is read: at least 20 of its 22 dice with the faces the photographer labelled (held out, such photos
+    read 97.7 % right: MODEL_CARD.md), and no die read at 0.8 confidence or more is a wrong face or no die."""
     name = "IMG_20191208_111228.jpg"
     photo = cv2.imread(f"tests/data/dice_tray_d6/photos/{name}")
     labels = json.loads(Path("tests/data/dice_tray_d6/labels.json").read_text())[name]
-    faces = sorted(("one", "two", "three", "four", "five", "six").index(d["label"]) + 1 for d in labels)
+    faces = [("one", "two", "three", "four", "five", "six").index(d["label"]) + 1 for d in labels]
     assert photo is not None
     big = cv2.resize(photo, (1920, 1920 * photo.shape[0] // photo.shape[1]), interpolation=cv2.INTER_CUBIC)
     grain = np.random.default_rng(3).normal(0, 4, big.shape)
@@ -346,7 +350,18 @@ def test_a_phones_full_photo_over_a_megabyte_is_read_not_refused(served: TestCli
     r = served.post("/api/live/dice/photo", content=jpeg.tobytes(), headers={"content-type": "image/jpeg"})
     assert r.status_code == 200, r.text
     assert r.json()["image_size"] == [big.shape[1], big.shape[0]]
-    assert sorted(d["value"] for d in r.json()["dice"]) == faces and len(faces) == 22
+    scale = big.shape[1] / photo.shape[1]
+    boxes = [np.array(d["box"], float) * scale for d in labels]
+
+    def on(die: dict[str, Any], box: np.ndarray, face: int) -> bool:
+        x, y = die["centre_px"]
+        return bool(box[0] <= x <= box[2] and box[1] <= y <= box[3]) and die["value"] == face
+
+    dice = r.json()["dice"]
+    read_right = sum(any(on(die, b, f) for die in dice) for b, f in zip(boxes, faces))
+    sure_wrong = [die for die in dice if die["confidence"] >= LOW_CONFIDENCE
+                  and not any(on(die, b, f) for b, f in zip(boxes, faces))]
+    assert len(faces) == 22 and read_right >= 20 and not sure_wrong, (read_right, sure_wrong)
 
 
 def test_a_dice_photo_over_the_upload_limit_is_one_sentence(served: TestClient) -> None:

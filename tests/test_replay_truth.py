@@ -113,16 +113,30 @@ def test_each_pass_of_a_looping_recording_starts_afresh() -> None:
     """The sample loops: on its second pass the loop's event log holds that pass's events alone, exactly a first
     pass's up to the same frame, and its game stands as a fresh game's does at that frame."""
     setup = _setup(MAGNI)
-    loop = LiveLoop(lambda: RecordingFeed.open(MAGNI), lambda: make_pipeline(setup), paced=False, at_end="loop",
-                    name="looping sample")
+    opened: list[RecordingFeed] = []
+
+    def open_feed() -> RecordingFeed:
+        """The sample; its second opening (the second pass) pauses the loop as frame 30 is read, on a machine of
+        any speed (the loop reads a frame ahead, so it stops at frame 29 or 30)."""
+        feed = RecordingFeed.open(MAGNI)
+        opened.append(feed)
+        if len(opened) == 2:
+            read = feed.read
+
+            def read_then_pause() -> Any:
+                frame = read()
+                if frame is not None and frame.index == 30:
+                    loop.pause()
+                return frame
+
+            feed.read = read_then_pause  # type: ignore[method-assign]
+        return feed
+
+    loop = LiveLoop(open_feed, lambda: make_pipeline(setup), paced=False, at_end="loop", name="looping sample")
     loop.start()
     try:
         deadline = time.monotonic() + 90
-        # (at the turn the shown frame is still the first pass's last one, 47)
-        while not (loop.run == 1 and 25 <= loop.status().frame_index <= 40) and time.monotonic() < deadline:
-            time.sleep(0.005)
-        loop.pause()
-        while loop.status().status != "paused" and time.monotonic() < deadline:
+        while not (len(opened) >= 2 and loop.status().status == "paused") and time.monotonic() < deadline:
             time.sleep(0.02)
         time.sleep(0.3)
         assert loop.run == 1, "the recording did not start a second pass"

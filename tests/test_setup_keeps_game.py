@@ -21,7 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from session.settings import Settings
-from tests.webui_server import LocalClient, session_settings
+from tests.webui_server import LocalClient, paused_at_start, session_settings
 from tests.webui_session import make_session
 from webui.server import create_app
 
@@ -36,13 +36,7 @@ def sessions_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _paused_at_0(app: Any) -> Any:
     loop = app.state.runtime.live
     assert loop.wait_for_frame(20)
-    loop.pause()
-    loop.seek(0)
-    deadline = time.monotonic() + 20
-    while not (loop.status().frame_index == 0 and loop.status().status == "paused"):
-        assert time.monotonic() < deadline, loop.status()
-        time.sleep(0.05)
-    return loop
+    return paused_at_start(loop)
 
 
 @pytest.fixture
@@ -84,7 +78,7 @@ def test_a_roster_rename_keeps_the_game_and_its_names_change(client: TestClient)
             u["name"] = "Sigrid"
     old = loop.pipeline
     r = client.put("/api/roster", json=roster)
-    assert r.status_code == 200, r.text
+    assert r.status_code == 200 and r.json()["game_goes_on"] is True, r.text  # a page may offer a new game instead
     pipe = _new_pipeline(loop, old)
     assert pipe.state is state  # the very game, not a fresh one
     after = _status(client)
@@ -117,6 +111,34 @@ def test_terrain_edit_same_game_and_new_calibration_keep_the_game(client: TestCl
     pipe2 = _new_pipeline(loop, pipe)
     assert pipe2.calibration is app.state.runtime.setup.calibration and pipe2.calibration is not pipe.calibration
     assert pipe2.state is pipe.state and _status(client)["status"] == before
+
+
+def test_start_a_new_game_with_the_same_units_starts_one(client: TestClient) -> None:
+    """A rematch: "start a new game" with the roster unchanged starts the game afresh (its stockpiles to place again),
+    where a save without it would carry the game on."""
+    loop = client.app.state.runtime.live  # type: ignore[attr-defined]
+    _place_two_stockpiles(client)
+    assert _status(client)["legal"] == 1  # one stockpile left to place
+    roster = client.get("/api/roster").json()["roster"]
+    old = loop.pipeline
+    r = client.put("/api/roster", params={"restart": "true"}, json=roster)
+    assert r.status_code == 200 and r.json()["game_goes_on"] is False, r.text
+    pipe = _new_pipeline(loop, old)
+    assert pipe.state is not old.state and _status(client)["legal"] == 3  # the three stockpiles to place again
+    said = [e["message"] for e in client.get("/api/live/events").json()["events"] if "afresh" in str(e.get("message"))]
+    assert said == ["The game starts afresh: a new game was started."], said
+
+
+def test_a_restart_that_is_no_yes_or_no_is_one_sentence_and_the_game_goes_on(client: TestClient) -> None:
+    loop = client.app.state.runtime.live  # type: ignore[attr-defined]
+    _place_two_stockpiles(client)
+    roster = client.get("/api/roster").json()["roster"]
+    old = loop.pipeline
+    r = client.put("/api/roster", params={"restart": "maybe"}, json=roster)
+    assert r.status_code == 422 and r.json()["detail"] == (
+        "restart: input should be a valid boolean, unable to interpret input; fix that field and send it again.")
+    time.sleep(0.3)
+    assert loop.pipeline is old and _status(client)["legal"] == 1  # nothing saved, the stockpiles still placed
 
 
 def test_a_roster_that_changes_the_units_asks_first(client: TestClient) -> None:

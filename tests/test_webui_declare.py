@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.webui_server import LocalClient, session_settings
+from tests.webui_server import LocalClient, paused_at_start, session_settings
 from tests.webui_session import END_12, MOVE_AT, START_12, make_session
 from webui.server import create_app
 
@@ -36,12 +36,7 @@ def client(sessions_root: Path, tmp_path: Path) -> Iterator[TestClient]:
     with LocalClient(app) as c:
         loop = app.state.runtime.live
         assert loop.wait_for_frame(20)
-        loop.pause()
-        loop.seek(0)
-        deadline = time.monotonic() + 20
-        while not (loop.status().frame_index == 0 and loop.status().status == "paused"):
-            assert time.monotonic() < deadline, loop.status()
-            time.sleep(0.05)
+        paused_at_start(loop)
         yield c
 
 

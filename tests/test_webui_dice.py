@@ -178,8 +178,10 @@ def test_cancel_drops_the_pending_roll(served: TestClient) -> None:
     assert _declare(served, action)["outcome"] == "waiting"
     r = served.post("/api/live/dice/cancel")
     assert r.status_code == 200 and r.json()["pending"] is None
-    assert served.get("/api/live/dice").json()["pending"] is None and _hp(served, action["params"]["target"]) == hp
-    assert served.post("/api/live/dice/cancel").json() == {"pending": None, "verdicts": []}
+    state = served.get("/api/live/dice").json()
+    assert state["pending"] is None and _hp(served, action["params"]["target"]) == hp
+    again = served.post("/api/live/dice/cancel").json()
+    assert again.pop("seq") > state["seq"] and again == {"pending": None, "verdicts": []}
 
 
 def test_roll_for_us_is_saved_with_the_game_and_rolls(served: TestClient) -> None:

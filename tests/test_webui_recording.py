@@ -181,6 +181,39 @@ def test_a_setup_change_is_an_edit_of_the_same_recording(table: dict[str, Path],
         assert [v for v in replayed if v["type"] == "verdict"] == [v.data for v in store.verdicts()]
 
 
+def test_a_new_game_started_mid_recording_starts_afresh_in_its_replay_too(table: dict[str, Path], tmp_path: Path) -> None:
+    """A rematch saved mid-recording ("start a new game" with the same roster): a setup edit that changes nothing
+    but starts the game afresh, so the stockpile declared before it is gone live and in the replay alike."""
+    with LocalClient(create_app(_settings(table, tmp_path, "whole"))) as served:
+        loop = served.app.state.runtime.live  # type: ignore[attr-defined]
+        assert loop.wait_for_frame(20)
+        name = served.get("/api/live/status").json()["recording"]
+        action = served.get("/api/live/actions").json()["groups"][0]["actions"][0]["action"]
+        assert action["kind"] == "place_stockpile"
+        out = served.post("/api/live/declare", json={"action": action})
+        assert out.status_code == 200 and out.json()["outcome"] == "legal", out.text
+        assert len(loop.pipeline.state.stockpiles) == 1
+        old = loop.pipeline
+        roster = served.get("/api/roster").json()["roster"]
+        assert served.put("/api/roster", params={"restart": "true"}, json=roster).status_code == 200
+        _wait(lambda: loop.pipeline is not old, 10, "no new game")
+        assert loop.pipeline.state.stockpiles == ()  # the three to place again
+        _wait(lambda: "A new game was started" in loop.status().recording_note, 10, "no word of the new game")
+        _wait(lambda: loop.status().status == "ended", 30, "the video did not end")
+        assert loop.status().recording == name and loop.pipeline.state.stockpiles == ()
+    folder = tmp_path / "sessions" / str(name)
+    edits = [json.loads(x) for x in (folder / "setup_edits.jsonl").read_text().splitlines()]
+    assert [(e["changed"], e.get("afresh")) for e in edits] == [([], True)]
+    ruled_at = next(v["frame"] for v in out.json()["verdicts"] if v["event"] == "declared")
+    assert ruled_at < edits[0]["frame"]  # the stockpile was ruled before the new game
+    replayed = _replay(folder)
+    with SessionStore(folder / "session.sqlite") as store:
+        stored = [v.data for v in store.verdicts()]
+    assert [v for v in replayed if v["type"] == "verdict"] == stored
+    assert [v["rule"] for v in stored if v.get("event") == "declared" and v["outcome"] == "legal"]
+    assert replayed[-1]["frames"] == len(read_index(folder))
+
+
 def test_no_record_and_replays_record_nothing(table: dict[str, Path], tmp_path: Path) -> None:
     with _running(_settings(table, tmp_path, "whole", record=False)) as runtime:
         assert runtime.live.wait_for_frame(20)

@@ -51,6 +51,18 @@ def session_settings(session: Path, sessions_dir: Path, setup_dir: Path, **kw: A
 
 LOCAL_BASE = "http://127.0.0.1:8000"
 SAME_ORIGIN = {"X-Tablesight": "1"}
+
+
+def paused_at_start(loop: Any) -> Any:
+    """Pause the live loop and show frame 0, once it does (the seek makes a new pipeline on the loop's thread);
+    returns the loop."""
+    loop.pause()
+    loop.seek(0)
+    deadline = time.monotonic() + 20
+    while not (loop.status().frame_index == 0 and loop.status().status == "paused"):
+        assert time.monotonic() < deadline, loop.status()
+        time.sleep(0.05)
+    return loop
 """The header a script sends with every change (the pages add it to every fetch)."""
 
 

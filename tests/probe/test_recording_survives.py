@@ -52,19 +52,31 @@ def _settings(tmp: Path, sessions: Path | None = None) -> Settings:
                     terrain_file=SAMPLE / "terrain.json", game="valknut")
 
 
+FRAME_GAP_S = 0.1
+"""At least this long between two frames sent, as the sample was filmed (10 frames a second). A phone frame's time is
+when it came, and the tracker puts a base down after 5 still frames spanning 0.3 s: frames sent as fast as a quick
+machine measures them would settle later than the sample's, and what a test expects would hang on its speed."""
+
+
 class Phone:
-    """The phone's side of /ws/camera: sends one frame at a time and waits until the live loop has taken it (so
-    none is replaced unseen); `settled()` waits until the loop has measured every good frame taken."""
+    """The phone's side of /ws/camera: sends one frame at a time, FRAME_GAP_S or more apart, and waits until the live
+    loop has taken it (so none is replaced unseen); `settled()` waits until the loop has measured every good frame
+    taken."""
 
     def __init__(self, ws: ClientConnection, app: Any) -> None:
         self.runtime = app.state.runtime
         self.ws = ws
         self.statuses: list[dict[str, Any]] = []
+        self.sent_at = -FRAME_GAP_S
 
     def send(self, jpeg: bytes) -> None:
         phone = self.runtime.phone
         before = phone.taken
+        wait = self.sent_at + FRAME_GAP_S - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
         self.ws.send(jpeg)
+        self.sent_at = time.monotonic()
         _wait(lambda: phone.taken > before, 20, "the live loop did not take the frame")
         self.statuses.append(self.runtime.live.status().to_json())
 

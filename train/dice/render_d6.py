@@ -1,11 +1,12 @@
 """Rendered d6 trays for training the d6 finder and reader beside the real photos (train_d6.py --rendered DIR).
 
-    python train/dice/render_d6.py [--out /tmp/d6_rendered] [--table 360] [--phone 120]
+    python train/dice/render_d6.py [--out /tmp/d6_rendered] [--table 1200] [--phone 120]   # ~10 min
 
 Writes DIR/photos/*.png and DIR/labels.json in the real data's own format (each die's box [x0, y0, x1, y1] in
 pixels and its face as a word), so that train_d6.py reads both alike. Two kinds of picture:
-- "table": the tray region (its bounding box, 8 px more each side, as `read_dice` cuts it) of a rendered table
-  frame, 1920 x 1080 or 1280 x 720, camera 28-50" up and tilted 0-28 degrees: dice ~15-45 px across;
+- "table": the tray region of a rendered table frame (1920 x 1080 or 1280 x 720, camera 28-50" up and tilted
+  0-28 degrees: dice ~15-45 px across), cut as `read_dice` cuts a table camera's tray (`region.cut_box`: 15 % of
+  its larger side round its bounding box);
 - "phone": a close phone view (`random_phone_tray`) scaled down so that its dice are ~25-75 px across.
 Felts of any colour, 2-12 dice in every look (touching, leaning, glare, a hand in one picture in four).
 Seeds from SEED_BASE on: far from the bench's rendered trays (seeds 30-53) and the tests' own.
@@ -25,6 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from vision.dice import region as tray_region  # noqa: E402
 from vision.synth import dice as synth  # noqa: E402
 from vision.synth.render import CameraPose, Scene, camera_framing_board  # noqa: E402
 
@@ -70,10 +72,8 @@ def table_tray(seed: int) -> tuple[np.ndarray, list[dict]]:
                            leaning=float(rng.uniform(0.05, 0.25)), glare=float(rng.uniform(0.1, 0.5)))
     rendered, truths = synth.render_table_with_tray(scene, tray, dice, seed, hand=bool(rng.random() < 0.25))
     poly = synth.tray_polygon_px(tray, CameraPose(scene.camera, scene.rvec, scene.tvec)).astype(np.float32)
-    bx, by, bw, bh = cv2.boundingRect(poly.reshape(-1, 1, 2))
     h, w = rendered.image.shape[:2]
-    x0, y0 = max(0, bx - MARGIN_PX), max(0, by - MARGIN_PX)
-    x1, y1 = min(w, bx + bw + MARGIN_PX), min(h, by + bh + MARGIN_PX)
+    x0, y0, x1, y1 = tray_region.cut_box(poly, w, h)
     crop = rendered.image[y0:y1, x0:x1]
     return crop, _labels(truths, x0, y0, 1.0, crop.shape[1], crop.shape[0])
 
@@ -97,12 +97,15 @@ def phone_tray(seed: int) -> tuple[np.ndarray, list[dict]]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=Path("/tmp/d6_rendered"))
-    p.add_argument("--table", type=int, default=360, help="table-camera trays")
+    p.add_argument("--table", type=int, default=1200, help="table-camera trays")
     p.add_argument("--phone", type=int, default=120, help="close phone views")
+    p.add_argument("--start", type=int, default=0,
+                   help="the first picture's number of each kind (to render in parts: merge the parts' labels.json)")
     args = p.parse_args()
     (args.out / "photos").mkdir(parents=True, exist_ok=True)
     labels: dict[str, list[dict]] = {}
-    jobs = [("table", k) for k in range(args.table)] + [("phone", k) for k in range(args.phone)]
+    jobs = ([("table", args.start + k) for k in range(args.table)]
+            + [("phone", args.start + k) for k in range(args.phone)])
     for n, (kind, k) in enumerate(jobs):
         seed = SEED_BASE + (0 if kind == "table" else 100_000) + k
         image, dice = (table_tray if kind == "table" else phone_tray)(seed)

@@ -1,7 +1,7 @@
 """Train the d6 finder and reader (vision/dice/d6.py) on the real dice-tray photos, with 5-fold held-out figures.
 
     pip install -e '.[train]'
-    python train/dice/render_d6.py --out /tmp/d6_rendered          # 480 rendered trays, ~5 min
+    python train/dice/render_d6.py --out /tmp/d6_rendered          # 1,320 rendered trays, ~10 min
     OMP_NUM_THREADS=1 nice -n 10 python train/dice/train_d6.py --rendered /tmp/d6_rendered [--folds 0,1,2,3,4,final]
     python train/dice/train_d6.py --summary
 
@@ -53,8 +53,10 @@ TABLE_READER = ((32, 64, 128), 45)
 and epochs."""
 READER_BATCH = 32
 RENDERED_SHARE = 0.5
-"""With --rendered: the share of the finder's crops cut from rendered trays, and the rendered dice in each reader
-epoch as many as this share of all (drawn afresh each epoch)."""
+"""With --rendered: the share of the finder's crops cut from rendered trays."""
+TABLE_RENDERED_SHARE = 2 / 3
+"""With --rendered: the share of rendered dice in each of the table reader's epochs (drawn afresh each epoch): twice
+as many rendered dice as real ones."""
 
 
 # ------------------------------------------------------------------------------------------------ data
@@ -255,7 +257,7 @@ def reader_items(photos: list, hard: list, rng: np.random.Generator) -> list[tup
     items = []
     real_dice = sum(len(p[2]) for p in photos if not is_rendered(p))
     rendered_dice = sum(len(p[2]) for p in photos if is_rendered(p))
-    keep_rendered = 1.0 if not real_dice else min(1.0, RENDERED_SHARE / (1 - RENDERED_SHARE) * real_dice
+    keep_rendered = 1.0 if not real_dice else min(1.0, TABLE_RENDERED_SHARE / (1 - TABLE_RENDERED_SHARE) * real_dice
                                                   / max(rendered_dice, 1))
     for pi, (_, img, boxes, faces) in enumerate(photos):
         if is_rendered(photos[pi]) and rng.random() >= keep_rendered:
@@ -477,7 +479,7 @@ def summary(out_dir: Path, target: Path) -> None:
                    "train/dice/train_d6.py --rendered /tmp/d6_rendered",
         "note": "wrong_confident: read wrong at confidence 0.8 or more (the rest of the wrong faces are put to the "
                 "players); every fold's finder, photos reader and table reader trained from scratch on its 160 "
-                "photos (and the finder and table reader on the 480 rendered trays too, never scored); "
+                "photos (and the finder and table reader on the rendered trays too, never scored); "
                 "train_minutes: what the fold's last run trained (the shipped figures: the two readers; the finders "
                 "~5 min more, see the model card), one thread, on a shared 2-core machine",
         "folds": [{k: f[k] for k in ("fold", "train_minutes", *keys)} for f in folds],

@@ -137,7 +137,7 @@ def dice_state(runtime: RuntimeDep) -> dict[str, Any]:
 async def dice_roll(request: Request, runtime: RuntimeDep) -> dict[str, Any] | JSONResponse:
     """The faces of the pending roll: its action is ruled again at once with them."""
     body = await _body(request, RollBody, "The roll")
-    pending = runtime.live.dice_state()["pending"]
+    pending = (await run_in_threadpool(runtime.live.dice_state))["pending"]  # it waits for the ruling lock
     if body.roll is not None and pending is not None and pending["id"] != body.roll:
         return _conflict(NoRollPending(f"That roll was answered or cancelled meanwhile; the table now waits for "
                                        f"this one: {_request_words(pending)}."))
@@ -157,7 +157,7 @@ async def dice_cancel(runtime: RuntimeDep) -> dict[str, Any]:
 async def dice_correct(request: Request, runtime: RuntimeDep) -> dict[str, Any] | JSONResponse:
     """Overrule the faces of the last action ruled with dice: it is ruled again with these (recorded)."""
     body = await _body(request, CorrectBody, "The correction")
-    last = runtime.live.dice_state()["last"]
+    last = (await run_in_threadpool(runtime.live.dice_state))["last"]  # it waits for the ruling lock
     if body.last is not None and last is not None and last["id"] != body.last:
         return _conflict(NothingToCorrect(f"Another action was ruled with dice since ({last['words']}); correct that "
                                           "one, or overrule the verdict instead."))

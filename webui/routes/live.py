@@ -323,4 +323,4 @@ async def live_declare(request: Request, runtime: RuntimeDep) -> dict[str, Any] 
     status = game_status(game, state, [], roster) if game is not None and state is not None else None
     age = next((v["positions_age_s"] for v in verdicts if "positions_age_s" in v), runtime.live.positions_age_s())
     return {"action": action.to_json(), "outcome": outcome, "verdicts": verdicts, "status": status,
-            "positions_age_s": age, "dice": runtime.live.dice_state()}
+            "positions_age_s": age, "dice": await run_in_threadpool(runtime.live.dice_state)}  # under the ruling lock

@@ -109,6 +109,7 @@ export function startDice({ onRuled } = {}) {
     rollNote: $("dice-roll-note"),
   };
   let dice = null, owners = {}, shownKey = "", busy = false;
+  let seq = 0;  // the newest dice state's "seq" taken: a frame's message can arrive after an answered roll's newer state
   let typed = [], typingFor = null, buffer = "", bufferTimer = null;
   let camFaces = {}, picking = null, readCentres = [];  // faces the player set on the camera's dice (by index), the die picked
   let correcting = null, correctPick = null;  // the faces under correction, by roll; the die picked [roll, face]
@@ -129,6 +130,14 @@ export function startDice({ onRuled } = {}) {
   }
 
   const request = () => (dice && dice.pending ? dice.pending.request : null);
+
+  // True when `state` (or a reply carrying "seq") is not older than what the panel shows; it then becomes the newest.
+  function newest(state) {
+    if (!state || typeof state.seq !== "number") return true;
+    if (state.seq < seq) return false;
+    seq = state.seq;
+    return true;
+  }
 
   // ---------------------------------------------------------------- what shows
   let wasPending = null;
@@ -478,7 +487,9 @@ export function startDice({ onRuled } = {}) {
   async function rule(faces, source) {
     say("");
     try {
-      const r = await send("/api/live/dice/roll", { faces: [...faces], source });
+      const roll = dice && dice.pending ? dice.pending.id : null;  // answered meanwhile elsewhere: refused, not misapplied
+      const r = await send("/api/live/dice/roll", { faces: [...faces], source, roll });
+      newest(r);
       dice = { ...(dice || {}), pending: r.pending ?? null, last: r.last ?? (dice && dice.last), read: null };
       typed = []; buffer = ""; correcting = null;
       if (r.pending) say(`Taken: ${faces.join(" ")}. The next roll waits.`, "ok");
@@ -496,7 +507,7 @@ export function startDice({ onRuled } = {}) {
   el.cancel.addEventListener("click", async () => {
     say("");
     try {
-      await send("/api/live/dice/cancel", {});
+      newest(await send("/api/live/dice/cancel", {}));
       dice = { ...(dice || {}), pending: null, read: null };
       say("The roll was cancelled: the action was not ruled.", "ok");
     } catch (err) { say(err.message, "bad"); }
@@ -509,6 +520,7 @@ export function startDice({ onRuled } = {}) {
     say("");
     try {
       const r = await send("/api/live/dice/correct", { faces: correcting.flatMap((x) => x.faces) });
+      newest(r);
       dice = { ...(dice || {}), pending: r.pending ?? null, last: r.last ?? (dice && dice.last) };
       correcting = null; correctPick = null;
       say("Corrected: the action was ruled again with these faces, and the correction is recorded.", "ok");
@@ -530,7 +542,9 @@ export function startDice({ onRuled } = {}) {
 
   async function refresh() {
     try {
-      dice = await api("/api/live/dice");
+      const got = await api("/api/live/dice");
+      if (!newest(got)) return;  // a roll answered while it was asked for: the panel already shows what came after
+      dice = got;
       render();
     } catch (err) {
       if (err.status === 404) { card.dataset.state = "unavailable"; say("This server does not take the players' dice yet."); }
@@ -543,6 +557,7 @@ export function startDice({ onRuled } = {}) {
     if (msg.owners) owners = msg.owners;
     if (msg.dice === undefined) return;
     lastFrameAt = performance.now();
+    if (!newest(msg.dice)) return;
     dice = msg.dice;
     render();
   }

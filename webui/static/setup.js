@@ -587,8 +587,16 @@ async function save(restart) {
     const r = await api("/api/roster" + (restart ? "?restart=true" : ""), out, "PUT");
     const army = r.army || {};
     const note = (army.verdicts || []).filter((v) => v.outcome === "illegal").map((v) => v.message).join(" ");
-    say("save-msg", `Saved: ${counted(r.units, "unit")} for ${r.owners.join(" and ")}. ${restart ? "A new game of " : ""}${game.title} ${restart ? "has started" : "is on the live table"}.` + (note ? ` ${note}` : ""), note ? "bad" : "ok");
+    const what = restart ? `A new game of ${game.title} has started.`
+      : r.game_goes_on ? `The game of ${game.title} in progress goes on with it.` : `${game.title} is on the live table.`;
+    say("save-msg", `Saved: ${counted(r.units, "unit")} for ${r.owners.join(" and ")}. ${what}` + (note ? ` ${note}` : ""), note ? "bad" : "ok");
     const a = document.createElement("a"); a.href = "/"; a.textContent = "Play it on the live table"; $("save-msg").append(" ", a);
+    if (r.game_goes_on) {  // the same units: a rematch is a new game only when the players ask for one
+      const b = document.createElement("button");
+      b.type = "button"; b.id = "restart-save"; b.textContent = "Start a new game instead";
+      b.addEventListener("click", () => save(true));
+      $("save-msg").append(" ", b);
+    }
   } catch (err) {
     if (err.status === 409 && err.data && err.data.restart) {
       say("save-msg", err.message, "bad");
