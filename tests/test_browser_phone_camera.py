@@ -191,8 +191,10 @@ def test_phone_frames_calibrate_the_table_and_a_move_is_measured(tmp_path: Path)
             shot = np.frombuffer(live.locator("#phone-card img.qr").screenshot(), np.uint8)
             qr = cv2.imdecode(shot, cv2.IMREAD_COLOR)
             assert qr is not None
-            decoded, _points, _ = cv2.QRCodeDetector().detectAndDecode(qr)
-            assert decoded == url + "/camera"  # what the phone's camera app reads off the live page
+            # what the phone's camera app reads off the live page. OpenCV's older detector misses a few crisp codes
+            # (8 in 200 long https addresses here); its ArUco-based one read all 600 tried, so either will do
+            decoded = [detector.detectAndDecode(qr)[0] for detector in (cv2.QRCodeDetectorAruco(), cv2.QRCodeDetector())]
+            assert url + "/camera" in decoded, decoded
             live.screenshot(path=str(tmp_path / "live_with_phone.png"))
 
             # the page in the background stops the stream and the live page says why
