@@ -16,6 +16,7 @@ import logging
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -36,6 +37,9 @@ browser 2-8x less to encode, send and decode, and the page shows it at ~900 px a
 frame's own pixels."""
 STREAM_MIN_WIDTH = 320
 """...and to the widest any page says it shows it at (`Broadcast.picture_widths`), but never below this."""
+SENT_KEPT = 120
+"""The entries (events and verdicts) of this many frame messages last published are kept (`sent_after`): a page that
+skipped some (it was decoding a picture, or the server sent it only the newest) asks for theirs."""
 AHEAD_KEPT = 3
 """Pictures made ahead that are kept for the frames they were made of (the one being ruled, the one read ahead)."""
 
@@ -83,6 +87,9 @@ class FramePublisher:
         self._last_jpeg = -math.inf
         self._bare: _Pending | None = None
         """The newest published frame if it went out without its picture (nobody was watching), else None."""
+        self.sent = 0
+        """Frame messages published; each message says its number (`sent`), so a page knows which it skipped."""
+        self._sent_entries: deque[dict[str, Any]] = deque(maxlen=SENT_KEPT)
         self.dropped = 0
         """Frames replaced by a newer one before they were encoded (their events were carried over)."""
         self._ahead: list[tuple[Any, int | None, bytes]] = []
@@ -167,6 +174,13 @@ class FramePublisher:
                 self._cond.wait(left)
         return True
 
+    def sent_after(self, sent: int, before: int | None = None) -> list[dict[str, Any]]:
+        """The events and verdicts of the frame messages numbered after `sent` (and before `before`), oldest first:
+        [{"sent", "run", "frame", "events", "verdicts"}]; only the last SENT_KEPT messages' are kept."""
+        with self._cond:
+            kept = list(self._sent_entries)
+        return [e for e in kept if e["sent"] > sent and (before is None or e["sent"] < before)]
+
     def close(self, timeout: float = 5.0) -> None:
         self.flush(timeout)
         with self._cond:
@@ -212,6 +226,13 @@ class FramePublisher:
                     log.warning("frame %s went out without its picture: %s", item.message.get("frame_index"), err)
             if jpeg is not None:
                 self._last_jpeg = now
+        with self._cond:
+            self.sent += 1
+            item.message["sent"] = self.sent
+            self._sent_entries.append({"sent": self.sent, "run": item.message.get("run"),
+                                       "frame": item.message.get("frame_index"),
+                                       "events": list(item.message.get("events") or ()),
+                                       "verdicts": list(item.message.get("verdicts") or ())})
         text = orjson.dumps(item.message, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY).decode()
         self.broadcast.publish("frame", text, jpeg)
         self._on_published((time.perf_counter() - item.started) * 1000.0)
@@ -286,7 +307,10 @@ def picture_jpeg(image: np.ndarray, quality: int) -> bytes:
 
 
 def _carry_events(older: dict[str, Any], newer: dict[str, Any]) -> dict[str, Any]:
-    """`newer` with the events and verdicts of a dropped `older` message in front of its own."""
+    """`newer` with the events and verdicts of a dropped `older` message in front of its own (not across a new pass of
+    a looping recording: that pass's list starts afresh)."""
+    if older.get("run") != newer.get("run"):
+        return newer
     out = dict(newer)
     frame = older.get("frame_index")
     out["events"] = list(older.get("events") or ()) + list(newer.get("events") or ())

@@ -820,6 +820,10 @@ class LiveLoop:
         self._encoder.submit(message, result, started, picture=not self._playing,
                              complete=lambda m: add_image_shapes(m, result, self._shape_memo))
 
+    def sent_after(self, sent: int, before: int | None = None) -> list[dict[str, Any]]:
+        """The events and verdicts of the frame messages published after message `sent` (`FramePublisher.sent_after`)."""
+        return self._encoder.sent_after(sent, before)
+
     def _selected_overlays(self, unit: int) -> list[dict[str, Any]]:
         """A selected unit's rings and bands, asked of the pipeline's game."""
         if self._pipeline is None:

@@ -39,7 +39,7 @@ def test_published_text_and_jpeg_are_the_frame_and_its_message() -> None:
         enc.submit(_message(7), image, time.perf_counter())
         assert enc.flush(5)
         item = hub.latest_frame
-        assert item is not None and json.loads(item.text) == _message(7)
+        assert item is not None and json.loads(item.text) == {**_message(7), "sent": 1}  # the first frame sent
         assert item.jpeg is not None
         back = cv2.imdecode(np.frombuffer(item.jpeg, np.uint8), cv2.IMREAD_COLOR)
         assert back is not None and back.shape == image.shape
@@ -91,6 +91,49 @@ def test_a_frame_dropped_for_a_newer_one_hands_on_its_events_and_verdicts() -> N
         assert shown["frame_index"] == 2
         assert [(e["type"], e["frame"]) for e in shown["events"]] == [("move", 1), ("placed", 2)]
         assert shown["verdicts"] == [{"frame": 1, "rule": "move", "outcome": "legal"}]
+    finally:
+        enc.close()
+
+
+def test_each_frame_message_is_numbered_and_a_page_that_skipped_some_gets_their_entries() -> None:
+    hub = Broadcast()
+    enc = FramePublisher(hub)
+    try:
+        for i in range(5):
+            run = 0 if i < 3 else 1  # a looping recording's second pass starts at the fourth frame
+            enc.submit({**_message(i, [{"type": "placed", "tag": i, "frame": i}], [{"rule": "move", "outcome": "legal"}]),
+                        "run": run}, None, time.perf_counter())
+            assert enc.flush(5)
+            assert json.loads(hub.latest.text)["sent"] == i + 1  # type: ignore[union-attr]
+        skipped = enc.sent_after(1, 5)  # a page that showed messages 1 and 5 missed 2, 3 and 4
+        assert [(m["sent"], m["run"], m["frame"]) for m in skipped] == [(2, 0, 1), (3, 0, 2), (4, 1, 3)]
+        assert skipped[0]["events"] == [{"type": "placed", "tag": 1, "frame": 1}]
+        assert skipped[0]["verdicts"] == [{"rule": "move", "outcome": "legal"}]
+        assert [m["sent"] for m in enc.sent_after(3)] == [4, 5]
+    finally:
+        enc.close()
+
+
+def test_a_frame_dropped_at_a_new_pass_hands_nothing_on() -> None:
+    hub = Broadcast()
+    enc = FramePublisher(hub)
+    gate = threading.Event()
+    real = enc._publish
+
+    def held(item: Any) -> bool:
+        gate.wait(5)
+        return real(item)
+
+    enc._publish = held  # type: ignore[method-assign]
+    try:
+        enc.submit({**_message(0), "run": 0}, None, time.perf_counter())
+        time.sleep(0.1)  # the encoder has taken frame 0 and waits on the gate
+        enc.submit({**_message(47, [{"type": "move", "tag": 5, "frame": 47}]), "run": 0}, None, time.perf_counter())
+        enc.submit({**_message(0, [{"type": "placed", "tag": 6, "frame": 0}]), "run": 1}, None, time.perf_counter())
+        gate.set()
+        assert enc.flush(5)
+        shown = json.loads(hub.latest.text)  # type: ignore[union-attr]
+        assert shown["run"] == 1 and [e["tag"] for e in shown["events"]] == [6]  # the last pass's move is not this one's
     finally:
         enc.close()
 

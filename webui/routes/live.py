@@ -112,6 +112,13 @@ def live_events(runtime: RuntimeDep, since: int = -1) -> dict[str, Any]:
     return {"events": events[-500:]}
 
 
+@router.get("/api/live/skipped")
+def live_skipped(runtime: RuntimeDep, after: int, before: int | None = None) -> dict[str, Any]:
+    """The events and verdicts of the frame messages numbered after `after` and before `before` (their `sent`):
+    what a page that skipped those messages (decoding a picture, or sent only the newest) would have listed."""
+    return {"messages": runtime.live.sent_after(after, before)}
+
+
 @router.post("/api/live/select")
 def live_select(choice: Selection, runtime: RuntimeDep) -> dict[str, Any]:
     runtime.live.select(choice.unit, choice.page)

@@ -1,5 +1,6 @@
 // The frame feed: a WebSocket carrying a JSON message per frame followed by that frame's JPEG (binary).
-// The newest frame wins: while a picture is being decoded, later ones replace the waiting one.
+// The newest frame wins: while a picture is being decoded, later ones replace the waiting one, which hands the newer
+// one its events and verdicts (`carried`), so the page's list misses none of them.
 // `shows`: the canvas the picture is drawn on; the server is told how wide it is on screen (device px), and
 // sends pictures no wider than that (one 900 px across costs a third of a 1280 px one to decode).
 
@@ -12,6 +13,15 @@ export function connectFeed(wsPath, { onFrame, onStatus, shows }) {
   }
   if (shows && window.ResizeObserver) new ResizeObserver(sayView).observe(shows);
   const url = () => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${wsPath}`;
+
+  // `newer` with the events and verdicts of a skipped `older` frame message in front of its own; `covered`: the
+  // numbers of the messages whose entries it holds (the server numbers its frame messages, `sent`)
+  function carried(older, newer) {
+    if (!older || older.run !== newer.run) return newer;  // a new pass of a looping recording starts its list afresh
+    return { ...newer, covered: [...(older.covered || [older.sent]), newer.sent],
+      events: [...(older.events || []), ...(newer.events || [])],
+      verdicts: [...(older.verdicts || []).map((v) => ({ frame: older.frame_index, ...v })), ...(newer.verdicts || [])] };
+  }
 
   async function drain() {
     if (busy || !waiting) return;
@@ -33,12 +43,12 @@ export function connectFeed(wsPath, { onFrame, onStatus, shows }) {
       const received = performance.now();
       if (typeof ev.data === "string") {
         const msg = JSON.parse(ev.data);
-        if (msg.type === "frame") pendingMsg = msg;
+        if (msg.type === "frame") pendingMsg = carried(pendingMsg, msg);  // one that came without its picture
         else if (onStatus) onStatus(msg);
         return;
       }
       if (pendingMsg) {
-        waiting = { msg: pendingMsg, blob: ev.data, received };
+        waiting = { msg: carried(waiting && waiting.msg, pendingMsg), blob: ev.data, received };
         pendingMsg = null;
         drain();
       }

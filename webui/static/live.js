@@ -48,7 +48,7 @@ export async function startLive({ wsPath }) {
   const recording = startRecordingNote();
   const rollCall = startRollCall();
   startTableView({
-    wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events",
+    wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events", skippedPath: "/api/live/skipped",
     declarePath: "/api/live/declare",
     onPoint(x, y, selected) { declare.at(x, y, selected); },
     onFrame(msg) { if (msg) { noteDrawn(msg); declare.frame(msg); recording(msg.status); rollCall(msg); dice.frame(msg); } },

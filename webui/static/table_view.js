@@ -159,7 +159,7 @@ const PAGE_ID = `p${Date.now().toString(36)}${Math.random().toString(36).slice(2
 // fromFeed(entry): whether the events list takes a frame's entry from the feed (a replay takes its timeline's instead).
 // onPoint(x, y, unit): a click on the top-down board where no unit stands, table inches, with the selected unit (or
 // null): the live page lists what could be declared there; without it such a click clears the selection.
-export function startTableView({ wsPath, selectPath, askPath, eventsPath, declarePath, onFrame, boardPath,
+export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippedPath, declarePath, onFrame, boardPath,
   terrainPath = "/api/terrain", setupPath = "/api/setup", fromFeed = () => true, onPoint = null }) {
   const camera = document.getElementById("camera");
   const board = document.getElementById("board");
@@ -206,6 +206,20 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
   let eventsWaiting = [], eventsShownAt = -Infinity, eventsTimer = null;
   let run = null;  // the loop's pass over its recording (msg.run): a new pass starts the list afresh
   let gameStep = null;  // how often the game's state changed as frames were shown (msg.game_step)
+  let lastSent = null;  // the number of the last frame message shown (msg.sent)
+  // Frame messages the page never saw (the server sends a slow page only the newest): their entries, asked for
+  // (skippedPath: /api/live/skipped), join the list as the frames' own would have; none of another pass's.
+  let asking = 0;
+  function askSkipped(after, before, pass, covered) {
+    asking += 1;
+    api(`${skippedPath}?after=${after}&before=${before}`).finally(() => { asking -= 1; }).then((r) => {
+      if (run !== pass) return;
+      for (const m of r.messages || []) {
+        if ((m.run ?? null) !== pass || covered.has(m.sent)) continue;
+        queueEvents([...(m.events || []), ...(m.verdicts || []).map((v) => ({ type: "verdict", frame: m.frame, ...v }))]);
+      }
+    }).catch(() => {});
+  }
   function queueEvents(list) {
     list = list.filter(fromFeed);
     if (!list.length) return;
@@ -252,6 +266,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
     while (events.firstElementChild && !(Number(events.firstElementChild.dataset.frame) <= frame)) forget(events.firstElementChild);
   }
   state.eventsUpTo = eventsUpTo;
+  // whether every entry of the frames shown so far is on the list (none waiting for its batch or being asked for)
+  state.listSettled = () => eventsWaiting.length === 0 && asking === 0;
   state.addEvents = (list) => addEvents(list.filter(listed));
   // The entries taken from the feed for frames up to `frame` go (a replay's timeline now has those frames' own).
   state.forgetFedUpTo = (frame) => {
@@ -364,6 +380,9 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, declar
         if (run !== null) eventsUpTo(-1);
         run = msg.run ?? null;
       }
+      const covered = new Set(msg.covered || [msg.sent]);  // the messages whose entries this one holds
+      if (skippedPath && lastSent !== null && msg.sent - lastSent > covered.size) askSkipped(lastSent, msg.sent, run, covered);
+      if (msg.sent !== undefined) lastSent = msg.sent;
       // the game changed at this frame (a move ruled, a new turn, a new pass): the panel says so now, not at its
       // next poll
       if (msg.game_step !== undefined && msg.game_step !== gameStep) {
