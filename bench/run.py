@@ -131,7 +131,7 @@ def run_bench(
         del first, sequence
     replay = replay_rows(frames, say, bare)
     mount = mount_rows(quick, say) if mounts else []
-    dice = dice_rows(say) + ([] if quick else dice_render_rows(say))  # rendered trays: ~40 s, the full bench only
+    dice = dice_rows(say) + ([] if quick else dice_render_rows(say))  # rendered trays: ~80 s, the full bench only
     say("timing rules geometry and the tracker")
     rules = rules_rows(repeats)
     assert tracker_truth is not None  # at least one resolution is benched
