@@ -236,8 +236,14 @@ def test_an_open_table_draws_no_grid(server: tuple[str, Any], page: Any) -> None
     put_roster(url, "valknut")
     page.goto(url + "/")
     page.wait_for_function("() => Number(document.getElementById('camera').dataset.shapes) > 0", timeout=30000)
-    page.wait_for_timeout(500)
     assert httpx.get(f"{url}/api/live/board", timeout=30).json()["key"] is None
+    # the page follows the open table's frames (one shown before the game changed may still say the hex grid),
+    # then draws two more frames with no grid (the board redraws within 100 ms of the grid going)
+    page.wait_for_function("() => window.tablesight.msg.grid_key === null && window.tablesight.gridKey === null",
+                           timeout=20000)
+    for _ in range(2):
+        shown = page.evaluate("document.getElementById('camera').dataset.frame")
+        page.wait_for_function(f"document.getElementById('camera').dataset.frame !== '{shown}'", timeout=20000)
     assert grid_counts(page, "camera") == [0, 0, 0] and grid_counts(page, "board") == [0, 0, 0]
     assert not page.is_visible("#layers input[data-layer=grid]")
     assert page.evaluate("() => [...document.querySelectorAll('#legend .grid-kind')].every((e) => e.hidden)")

@@ -308,8 +308,7 @@ def test_a_rematch_is_a_new_game_only_when_asked(server: tuple[str, Any, Path], 
     assert page.locator("#restart-save").is_visible()
     shot(page, "valknut", "7-goes-on-phone")
     page.set_viewport_size({"width": 1400, "height": 1000})
-    time.sleep(0.5)
-    assert len(app.state.runtime.live.pipeline.state.stockpiles) == placed + 1  # the very game, its stockpiles
+    ruled_state(app, "valknut", lambda st: len(st.stockpiles) == placed + 1)  # the very game, its stockpiles
     page.click("#restart-save")
     page.wait_for_function("document.getElementById('save-msg').textContent.includes('has started')", timeout=20000)
     assert "A new game of Valknut: Skirmish Game has started." in str(page.text_content("#save-msg"))

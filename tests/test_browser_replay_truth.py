@@ -111,12 +111,14 @@ def test_each_pass_of_the_looping_sample_starts_its_events_afresh(server: tuple[
         pg.wait_for_function("window.tablesight.msg.status.status === 'paused'", timeout=10000)
         # the list's last batch (it is written a few times a second) and the skipped frames' entries
         pg.wait_for_function("window.tablesight.listSettled()", timeout=10000)
-        at, shown = pg.evaluate(f"[window.tablesight.msg.frame_index, {LIST}]")
+        at, run, shown = pg.evaluate(f"[window.tablesight.msg.frame_index, window.tablesight.msg.run, {LIST}]")
+        log = pg.evaluate("fetch('/api/live/events').then((r) => r.json())")  # what a page opened now lists
         feed = pg.evaluate("window.slowFeed || null")
         app.state.runtime.live.play()
     if slow:  # both kinds of skipping happened
         assert feed["dropped"] > 0 and feed["decoded"] < feed["frames"] - feed["dropped"], feed
     assert shown and all(f <= at for f, _ in shown), (at, shown)
+    assert log["run"] == run and all(e["frame"] <= at for e in log["events"]), log  # this pass's log, said so
     want = Counter(e["frame"] for e in _listed(MAGNI) if e["frame"] <= at)
     assert Counter(f for f, _ in shown) == want  # this pass's entries, each once, none of the last pass's
     assert any("Ember Warden" in text for _, text in shown)

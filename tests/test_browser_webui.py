@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,28 @@ def test_the_events_list_changes_a_few_times_a_second_as_plain_lines(server: tup
     li = page.locator("#events li.move").first
     assert li.evaluate("(el) => getComputedStyle(el).display") == "block"
     assert (li.text_content() or "").startswith("#")  # each line says its frame itself
+
+
+def test_a_new_pass_empties_the_events_list_at_the_lists_pace(server: tuple[str, Any], page: Any) -> None:
+    """The page opened as a pass of the looping recording ends (its list asked for at load, then frame 22's entry,
+    then the new pass emptying it): each change at most one each 250 ms, the emptying too (it used to come at once,
+    40-190 ms after the entry before it)."""
+    url, app = server
+    page.add_init_script("""document.addEventListener('DOMContentLoaded', () => { window.__changes = [];
+        new MutationObserver(() => window.__changes.push(performance.now()))
+          .observe(document.getElementById('events'), { childList: true }); });""")
+    live = app.state.runtime.live
+    deadline = time.monotonic() + 20
+    while live.status().frame_index != 19:  # of 24: the page has its list a moment before the pass ends
+        assert time.monotonic() < deadline, live.status()
+        time.sleep(0.005)
+    run = live.run
+    page.goto(url + "/")
+    page.wait_for_function(f"window.tablesight.msg && window.tablesight.msg.run > {run} && "
+                           "window.tablesight.msg.frame_index >= 12 && window.tablesight.listSettled()", timeout=30000)
+    changes = page.evaluate("window.__changes")
+    paced = [b - a for a, b in zip(changes, changes[1:])]
+    assert len(changes) >= 2 and min(paced) >= 200.0, changes
 
 
 def test_selecting_a_unit_shows_its_rings_and_a_target_gives_range(server: tuple[str, Any], page: Any) -> None:

@@ -108,8 +108,9 @@ def live_status(runtime: RuntimeDep) -> dict[str, Any]:
 
 @router.get("/api/live/events")
 def live_events(runtime: RuntimeDep, since: int = -1) -> dict[str, Any]:
+    run = runtime.live.run  # the pass of a looping recording the log is of (it starts afresh at each pass)
     events = [e for e in list(runtime.live.events) if int(e.get("frame", 0)) > since]
-    return {"events": events[-500:]}
+    return {"events": events[-500:], "run": run}
 
 
 @router.get("/api/live/skipped")

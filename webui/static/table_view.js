@@ -198,12 +198,21 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
   }
   loadTerrain();
   state.namesKnown = rosterNames(setupPath);
-  if (eventsPath) state.namesKnown.then(() => api(eventsPath)).then((r) => addEvents(r.events || [])).catch(() => {});
+  // the list so far, of the pass it was asked in (`listRun`): a page whose first frame is of the next pass empties it
+  let listRun = null;
+  if (eventsPath) {
+    state.namesKnown.then(() => api(eventsPath)).then((r) => {
+      if (run !== null && r.run !== undefined && r.run !== run) return;  // asked in the pass before the one shown
+      listRun = r.run ?? null;
+      showSoon(r.events || []);
+    }).catch(() => {});
+  }
 
   // A frame's new events wait for the panel's next rewrite (PANEL_EVERY_MS): each change to the list costs the page
   // a layout, and with many bases on the table a game has something to say most frames.
   const seen = new Set();
   let eventsWaiting = [], eventsShownAt = -Infinity, eventsTimer = null;
+  let clearing = false;  // a new pass: the list is emptied with its next rewrite
   let run = null;  // the loop's pass over its recording (msg.run): a new pass starts the list afresh
   let gameStep = null;  // how often the game's state changed as frames were shown (msg.game_step)
   let lastSent = null;  // the number of the last frame message shown (msg.sent)
@@ -222,8 +231,11 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
   }
   function queueEvents(list) {
     list = list.filter(fromFeed);
-    if (!list.length) return;
-    eventsWaiting.push(...list.map((e) => ({ ...e, [FROM_FEED]: true })));
+    if (list.length) showSoon(list.map((e) => ({ ...e, [FROM_FEED]: true })));
+  }
+  // entries wait for the list's next rewrite: PANEL_EVERY_MS after the last one (the list asked for at load too)
+  function showSoon(list) {
+    eventsWaiting.push(...list);
     if (eventsTimer === null) {
       eventsTimer = setTimeout(() => addEvents([]), Math.max(0, eventsShownAt + PANEL_EVERY_MS - performance.now()));
     }
@@ -232,6 +244,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
     if (eventsTimer !== null) { clearTimeout(eventsTimer); eventsTimer = null; }
     if (eventsWaiting.length) { list = [...eventsWaiting, ...list]; eventsWaiting = []; }
     eventsShownAt = performance.now();
+    if (clearing) { clearing = false; while (events.firstElementChild) forget(events.firstElementChild); }
     for (const e of list) {
       const key = `${e.frame}|${e.type}|${e.tag}|${e.rule}|${e.unit}` + (e.event === "declared" ? `|${e.message}` : "");
       if (seen.has(key)) continue;
@@ -260,14 +273,21 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
     while (events.children.length > EVENT_LIMIT) forget(events.lastChild);
   }
   function forget(li) { seen.delete(li.dataset.key); li.remove(); }
-  // The list as it stood at frame `frame`: the entries of later frames go (a replay sought back; a new pass).
+  // A new pass empties the list with its next rewrite (the last pass's entries stay until then): the list changes
+  // no more often than PANEL_EVERY_MS at a new pass too
+  function clearList() {
+    eventsWaiting = [];
+    clearing = true;
+    showSoon([]);
+  }
+  // The list as it stood at frame `frame`: the entries of later frames go (a replay sought back).
   function eventsUpTo(frame) {
     eventsWaiting = eventsWaiting.filter((e) => Number(e.frame) <= frame);
     while (events.firstElementChild && !(Number(events.firstElementChild.dataset.frame) <= frame)) forget(events.firstElementChild);
   }
   state.eventsUpTo = eventsUpTo;
   // whether every entry of the frames shown so far is on the list (none waiting for its batch or being asked for)
-  state.listSettled = () => eventsWaiting.length === 0 && asking === 0;
+  state.listSettled = () => eventsWaiting.length === 0 && asking === 0 && !clearing;
   state.addEvents = (list) => addEvents(list.filter(listed));
   // The entries taken from the feed for frames up to `frame` go (a replay's timeline now has those frames' own).
   state.forgetFedUpTo = (frame) => {
@@ -377,7 +397,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
         panelTimer = setTimeout(flushPanel, panelShownAt + PANEL_EVERY_MS - now);
       }
       if ((msg.run ?? null) !== run) {  // the recording started again (the looping sample): so does its list
-        if (run !== null) eventsUpTo(-1);
+        if (run !== null || (listRun !== null && listRun !== (msg.run ?? null))) clearList();
         run = msg.run ?? null;
       }
       const covered = new Set(msg.covered || [msg.sent]);  // the messages whose entries this one holds
