@@ -135,7 +135,7 @@ def score_photos(photos: list[tuple[Path, np.ndarray, list[int]]], label: str, h
     confusion = np.zeros((6, 6), int)
     missed = false = low = wrong_sure = 0
     seconds = []
-    with _one_thread():
+    with one_opencv_thread():
         for path, boxes, faces in photos:
             image = load_image(path)
             t0 = time.perf_counter()
@@ -166,7 +166,7 @@ def speed_row(photos: list[tuple[Path, np.ndarray, list[int]]]) -> DiceRow:
     inside = [(b, f) for b, f in zip(boxes, faces)  # the labelled dice read_dice counts in the region
               if counts(region, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), max(b[2] - b[0], b[3] - b[1]))]
     seconds = []
-    with _one_thread():
+    with one_opencv_thread():
         dice = read_dice(image, region=region)  # warm-up (and the networks load)
         for _ in range(SPEED_REPEATS):
             t0 = time.perf_counter()
@@ -182,7 +182,7 @@ def speed_row(photos: list[tuple[Path, np.ndarray, list[int]]]) -> DiceRow:
                    False, ms=Timing.of(seconds), note=f"{path.name}, 1 OpenCV thread")
 
 
-class _one_thread:
+class one_opencv_thread:  # noqa: N801 - used as a context manager, named as one
     """cv2.setNumThreads(1) for the block, the former count restored after."""
 
     def __enter__(self) -> None:

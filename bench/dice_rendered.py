@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bench.dice import DiceRow, match
+from bench.dice import DiceRow, match, one_opencv_thread
 from bench.report import Timing
 from vision.dice import LOW_CONFIDENCE, read_dice
 from vision.dice.d6 import FINDER_FILE, READER_FILE
@@ -100,6 +100,11 @@ def d20_cases(n: int = D20_VIEWS, seed: int = SEED) -> list[tuple[np.ndarray, np
 
 def dice_render_rows(say: Callable[[str], None] = lambda _m: None) -> list[DiceRow]:
     """The rendered rows: d6 in a 1080p table frame's tray region, d20 in close views."""
+    with one_opencv_thread():  # the speed goal is one core's: OpenCV's own threads would halve the figures on two cores
+        return _render_rows(say)
+
+
+def _render_rows(say: Callable[[str], None]) -> list[DiceRow]:
     rows = []
     if FINDER_FILE.is_file() and READER_FILE.is_file():
         say(f"reading d6 in {D6_TRAYS} rendered 1080p trays")
