@@ -1,6 +1,6 @@
 """Dice found and read in a picture: `read_dice(image, sides, region) -> list[Die]`.
 
-d6: `vision/dice/d6.py` (learned finder and reader, run by cv2.dnn). d20: `vision/dice/d20.py`, loaded only
+d6: `vision/dice/d6.py` (learned finder and reader, run by onnxruntime: `vision/dice/nets.py`). d20: `vision/dice/d20.py`, loaded only
 when asked for.
 """
 

@@ -1,7 +1,7 @@
 """Twenty-sided dice read in a close picture (a phone over the tray, dice ~1/16 to ~1/2 of the picture across).
 
-Three small networks run by OpenCV's `cv2.dnn` (trained by `train/dice/train_d20.py` on rendered d20 views, the
-reader also on real photos of d6 as "no d20"; described in `models/D20_CARD.md`):
+Three small networks run by onnxruntime (`vision/dice/nets.py`; trained by `train/dice/train_d20.py` on rendered
+d20 views, the reader also on real photos of d6 as "no d20"; described in `models/D20_CARD.md`):
 1. The finder sees the picture shrunk so that its larger side is FINDER_SIDE pixels and draws a heat map of
    die centres every FINDER_STRIDE of its pixels, with each die's width and height (`find_d20`).
 2. The locator says where each die's top face lies (`top_faces`): a close camera sees a die away from the middle

@@ -1,6 +1,6 @@
 """Six-sided dice read in a picture: a small learned detector finds each die, small learned readers give its face.
 
-Three ONNX networks run by OpenCV's `cv2.dnn` (trained by `train/dice/train_d6.py`, described in
+Three ONNX networks run by onnxruntime (`vision/dice/nets.py`; trained by `train/dice/train_d6.py`, described in
 `vision/dice/models/MODEL_CARD.md`):
 - the finder sees the picture at half size and draws a heat map of die centres every 4 of its pixels,
   with each die's width and height (small dice are looked for again in the picture enlarged: `find_at_size`;

