@@ -67,17 +67,23 @@ def test_with_nobody_watching_a_jpeg_is_made_at_most_once_a_second() -> None:
         enc.close()
 
 
-def test_a_frame_dropped_for_a_newer_one_hands_on_its_events_and_verdicts() -> None:
-    hub = Broadcast()
-    enc = FramePublisher(hub)
+def _held(enc: FramePublisher) -> threading.Event:
+    """Hold `enc` on each frame it takes until the returned gate is set, as a slow machine would."""
     gate = threading.Event()
-    real = enc._publish  # hold the encoder on its first frame, as a slow machine would
+    real = enc._publish
 
     def held(item: Any) -> bool:
         gate.wait(5)
         return real(item)
 
     enc._publish = held  # type: ignore[method-assign]
+    return gate
+
+
+def test_a_frame_dropped_for_a_newer_one_hands_on_its_events_and_verdicts() -> None:
+    hub = Broadcast()
+    enc = FramePublisher(hub)
+    gate = _held(enc)
     try:
         enc.submit(_message(0), None, time.perf_counter())
         time.sleep(0.1)  # the encoder has taken frame 0 and waits on the gate
@@ -117,14 +123,7 @@ def test_each_frame_message_is_numbered_and_a_page_that_skipped_some_gets_their_
 def test_a_frame_dropped_at_a_new_pass_hands_nothing_on() -> None:
     hub = Broadcast()
     enc = FramePublisher(hub)
-    gate = threading.Event()
-    real = enc._publish
-
-    def held(item: Any) -> bool:
-        gate.wait(5)
-        return real(item)
-
-    enc._publish = held  # type: ignore[method-assign]
+    gate = _held(enc)
     try:
         enc.submit({**_message(0), "run": 0}, None, time.perf_counter())
         time.sleep(0.1)  # the encoder has taken frame 0 and waits on the gate

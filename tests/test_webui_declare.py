@@ -291,3 +291,22 @@ def test_pages_asking_at_one_state_get_one_answer_made_once(client: TestClient,
     _actions(client, at="5.0,5.5")
     _actions(client, at="5.0,5.5")
     assert len(made) == 3
+
+
+def test_a_page_that_skipped_frames_gets_their_entries_and_bad_numbers_are_one_sentence(client: TestClient) -> None:
+    """/api/live/skipped: the events and verdicts of the frame messages after `after` and before `before`, each
+    numbered as the page saw it (`sent`); the log says its pass (`run`)."""
+    loop = client.app.state.runtime.live  # type: ignore[attr-defined]
+    assert loop._encoder.flush(5)
+    newest = loop._encoder.sent  # the frames published up to the pause at frame 0, and that frame again
+    assert newest >= 3, newest
+    got = client.get("/api/live/skipped", params={"after": newest - 3}).json()["messages"]
+    assert [m["sent"] for m in got] == [newest - 2, newest - 1, newest]
+    assert all(m["run"] == loop.run and isinstance(m["events"], list) for m in got), got
+    assert client.get("/api/live/skipped", params={"after": newest - 3, "before": newest}).json()["messages"] == got[:2]
+    assert client.get("/api/live/skipped", params={"after": newest}).json()["messages"] == []
+    assert client.get("/api/live/events").json()["run"] == loop.run
+    for params, field in (({}, "after"), ({"after": "the third"}, "after"), ({"after": 1, "before": "soon"}, "before")):
+        r = client.get("/api/live/skipped", params=params)
+        assert r.status_code == 422 and r.json()["detail"].startswith(f"{field}: "), r.text
+        assert r.json()["detail"].count(".") == 1 and r.json()["detail"].endswith("send it again."), r.text

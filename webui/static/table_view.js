@@ -221,13 +221,13 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
   let asking = 0;
   function askSkipped(after, before, pass, covered) {
     asking += 1;
-    api(`${skippedPath}?after=${after}&before=${before}`).finally(() => { asking -= 1; }).then((r) => {
+    api(`${skippedPath}?after=${after}&before=${before}`).then((r) => {
       if (run !== pass) return;
       for (const m of r.messages || []) {
         if ((m.run ?? null) !== pass || covered.has(m.sent)) continue;
         queueEvents([...(m.events || []), ...(m.verdicts || []).map((v) => ({ type: "verdict", frame: m.frame, ...v }))]);
       }
-    }).catch(() => {});
+    }).catch(() => {}).finally(() => { asking -= 1; });  // settled once its entries wait in the list's batch
   }
   function queueEvents(list) {
     list = list.filter(fromFeed);
