@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from rules.engine import UnknownGame, find_game
 from rules.roster import Roster
 
 MOUNT_KEYS = frozenset({"base_height_in", "tag_in", "tag_offset_in", "mount_pm_in", "mount_lean_deg", "more_tags"})
@@ -25,15 +26,24 @@ def _without_mount(entry: Any) -> Any:
 
 
 def _rules_part(roster: Roster | None) -> Any:
-    """The roster as the game reads it, without the names (a rename changes nothing the game rules on) and the
-    measured mounts."""
+    """The roster as the game reads it, without the names (a rename changes nothing the game rules on), the
+    measured mounts and who rolls the dice."""
     if roster is None:
         return None
     obj = roster.to_json()
     obj.pop("mount_lean_deg", None)  # the roster-wide mount word: the camera's too
+    obj.pop("roll_for_us", None)  # who rolls the dice: changed mid-game, the game goes on
     obj["units"] = sorted(({k: v for k, v in _without_mount(u).items() if k != "name"} for u in obj["units"]),
                           key=lambda u: u["tag"])
     return obj
+
+
+def game_title(name: str) -> str:
+    """A game as its rule book spells it ("Hex Skirmish"), by its registry name."""
+    try:
+        return str(getattr(find_game(name), "title", name))
+    except UnknownGame:
+        return name
 
 
 def restart_reason(old: Roster | None, new: Roster | None) -> str:
@@ -41,7 +51,7 @@ def restart_reason(old: Roster | None, new: Roster | None) -> str:
     if old is None or new is None:
         return ""
     if old.game != new.game:
-        return f"it is for another game ({new.game}, not {old.game})"
+        return f"it is for another game ({game_title(new.game)}, not {game_title(old.game)})"
     added, gone = sorted(set(new.units) - set(old.units)), sorted(set(old.units) - set(new.units))
     if added or gone:
         parts = ([f"adds tag{'s' if len(added) > 1 else ''} {', '.join(map(str, added))}"] if added else []) + (

@@ -158,6 +158,9 @@ class LiveLoop:
         self._rebuild = False
         self._afresh = False
         """The next rebuild starts the game afresh (the players started a new game), not carried over."""
+        self._players_game = False
+        """The players set up a game of their own (not the recording's): a looping sample stops on its last frame
+        instead of starting its next pass, whose new pipeline would lose their game."""
         self.focus = Focus()
         """Which unit each open page has selected (its own view: see session/focus.py)."""
         self._status = "starting"
@@ -173,7 +176,8 @@ class LiveLoop:
         self._moves: dict[int, dict[str, Any]] = {}
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG_SIZE)
         self.run = 0
-        """The looping recording's pass (0 the first): each frame message says it, a page starts its list afresh."""
+        """The looping recording's pass, or the game (0 the first; a game started afresh is a new run): each frame
+        message says it, and a page starts its list afresh when it changes."""
         self.game_step = 0
         """How many times the game's state has changed as frames were shown (a move, a turn, a new pass or game):
         each frame message says it, and a page asks for the game panel and the actions at once when it grows,
@@ -189,6 +193,13 @@ class LiveLoop:
         self._lock = threading.RLock()
         """Held around everything that rules (a frame's `process`, a declaration, a seek, a new pipeline) and around
         publishing, so a declaration is ruled at once between two frames, never queued for the next one."""
+        self._declarations = time.time_ns() // 1_000_000
+        """The last declaration's number: each one's verdicts say it ("declaration"), so that a page tells two
+        declarations of one action at one frame apart, and strikes out those an Undo took back. It starts at the wall
+        clock's milliseconds, so a server started again (the page still open) numbers on above it."""
+        self._made: deque[tuple[object, tuple[int, ...]]] = deque(maxlen=MADE_KEPT)
+        """The pipeline's recent rulings and pending rolls (by identity) and the declarations that made each: a
+        roll's first declaration, its answers and a correction of its faces all make one ruling."""
         self._late: list[tuple[int, list[Any], list[dict[str, Any]]]] = []
         """Declarations ruled at a frame processed but not yet published: (frame, events, verdicts), shown with it."""
         self._measured: tuple[int, float] = (-1, 0.0)
@@ -266,12 +277,14 @@ class LiveLoop:
     def selected(self, page: str = "") -> int | None:
         return self.focus.of(page)
 
-    def rebuild(self, afresh: bool = False) -> None:
+    def rebuild(self, afresh: bool = False, players_game: bool = False) -> None:
         """Make a fresh pipeline before the next frame (game, roster, terrain or calibration changed); `afresh`: the
-        players started a new game, so the running one is not carried over even when nothing it rules changed."""
+        players started a new game, so the running one is not carried over even when nothing it rules changed;
+        `players_game`: the game is the players' own from now on, not a looping sample's (kept at its end)."""
         with self._cond:
             self._rebuild = True
             self._afresh = self._afresh or afresh
+            self._players_game = self._players_game or players_game
             if not self._playing:
                 self._step += 1
             self._cond.notify_all()
@@ -287,7 +300,8 @@ class LiveLoop:
         action is ruled between two frames, against the positions measured at the last frame processed, and
         recorded at that frame (a replay rules it there). Each verdict returned says how old those positions are
         ("positions_age_s"); from a live source more than STALE_S old, an INFO verdict asks whether the camera runs
-        (both for the player who declared: the recording and the page's log keep the verdicts as a replay gives them).
+        (both for the player who declared: the recording keeps the verdicts as a replay gives them; the page's log
+        also numbers each declaration, "declaration", and says which ones an Undo took back, "undoes").
         A malformed action raises RulesInputError here (a dry run on the current state, which is immutable).
         """
         with self._lock:
@@ -304,8 +318,12 @@ class LiveLoop:
                 raise LoopNotReady("No frame has been measured yet, so there are no positions to rule on; wait for "
                                    "the camera's first frame and declare it again.")
             age = self.positions_age_s()
-            ruled = [{**v, "frame": frame, "event": "declared", "action": action.to_json()}
+            self._declarations += 1
+            n = self._declarations
+            before = _ruling_parts(pipe)
+            ruled = [{**v, "frame": frame, "event": "declared", "action": action.to_json(), "declaration": n}
                      for v in pipe.declare(action)]
+            self._number(n, action, before, _ruling_parts(pipe), ruled)
             self._ruled_between(frame, ruled)  # recorded and shown as a replay rules them: without the age
             out = [{**v, "positions_age_s": age} for v in ruled]
             if age > STALE_S and self._frames is None:
@@ -314,6 +332,29 @@ class LiveLoop:
                             "action": action.to_json(), "positions_age_s": age,
                             "message": f"Ruled on positions measured {age:.0f} s ago: is the camera running?"})
             return out
+
+    def _made_by(self, thing: object) -> tuple[int, ...]:
+        """The declarations that made a ruling or a pending roll (none known: ())."""
+        return next((made for obj, made in self._made if obj is thing), ()) if thing is not None else ()
+
+    def _number(self, n: int, action: Action, before: tuple[object, object, object],
+                after: tuple[object, object, object], ruled: list[dict[str, Any]]) -> None:
+        """Under the lock, after declaration `n` was ruled: an Undo's verdicts say the declarations it took back
+        ("undoes": the pending roll's, else the undone ruling's); a pending roll or a ruling `n` made is remembered
+        as made by `n` and by what it carries on (the roll answered, the ruling whose faces were corrected)."""
+        (ruling, pending, dice), (ruling_now, pending_now, _) = before, after
+        if action.kind == "undo":
+            took = self._made_by(pending) if pending is not None else \
+                self._made_by(ruling) if ruling_now is not ruling else ()
+            for v in ruled:
+                if v.get("rule") == "tablesight.undo" and took:
+                    v["undoes"] = list(took)
+            return
+        carried = self._made_by(pending) + (self._made_by(dice) if action.kind == CORRECT else ())
+        if pending_now is not None and pending_now is not pending:
+            self._made.append((pending_now, (*carried, n)))
+        if ruling_now is not None and ruling_now is not ruling:
+            self._made.append((ruling_now, (*carried, n)))
 
     def _check_readable(self, pipe: PipelineLike, action: Action) -> None:
         """Refuse a malformed action in one sentence before it is ruled (a dry run with dice of its own)."""
@@ -370,9 +411,11 @@ class LiveLoop:
     # ---- the dice (docs: the dice API) ----
 
     def dice_state(self) -> dict[str, Any]:
-        """The dice panel's object: roll for us, the pending roll, what the camera reads, the tray, the last roll,
-        and "seq": taken under the ruling lock, a later state has a larger seq. A frame's message is sent after its
-        state was taken, so it may reach the page after an answered roll's newer state: the page keeps the newest."""
+        """The dice panel's object: roll for us (and "script": a recorded session playing its own declarations, whose
+        dice are ruled as recorded), why the last roll's faces can no longer be corrected ("correct_refused", "" when
+        they can), the pending roll, what the camera reads, the tray, the last roll, and "seq": taken under the
+        ruling lock, a later state has a larger seq. A frame's message is sent after its state was taken, so it may
+        reach the page after an answered roll's newer state: the page keeps the newest."""
         with self._lock:
             pipe = self._pipeline
             pending = getattr(pipe, "pending", None)
@@ -380,7 +423,10 @@ class LiveLoop:
             words = getattr(pipe, "words", None) or (lambda a: a.kind.replace("_", " "))
             tray = self.dice.tray
             self._dice_seq += 1
+            refused = getattr(pipe, "correction_refused", None)
             return {"roll_for_us": bool(getattr(pipe, "roll_for_us", False)),
+                    "script": bool(getattr(pipe, "plays_script", False)),
+                    "correct_refused": refused() if refused is not None and last is not None else "",
                     "pending": pending.to_json(words) if pending is not None else None,
                     "read": self.dice.read_json() if pending is not None else None,
                     "tray": tray.to_json() if tray is not None else None,
@@ -400,7 +446,7 @@ class LiveLoop:
             answer = DiceAnswer.of(pending.action, [*pending.request.given, *faces], source, seen)
             verdicts = self.declare(answer)
             state = self.dice_state()
-            return {"verdicts": verdicts, "pending": state["pending"], "last": state["last"], "seq": state["seq"]}
+            return {"verdicts": verdicts, **_answered(state)}
 
     def cancel_roll(self) -> dict[str, Any]:
         """Drop the pending roll (its action is not ruled); nothing happens when none is pending."""
@@ -422,7 +468,7 @@ class LiveLoop:
             if bad is not None:
                 raise ActionError(str(bad["message"]))
             state = self.dice_state()
-            return {"verdicts": verdicts, "pending": state["pending"], "last": state["last"], "seq": state["seq"]}
+            return {"verdicts": verdicts, **_answered(state)}
 
     def set_roll_for_us(self, on: bool) -> bool:
         """From now on Tablesight rolls the dice the players do not give (the setup file is the caller's); returns
@@ -561,7 +607,7 @@ class LiveLoop:
                     continue
                 if frame is None:
                     self._finish()  # the moves of the recording's last moments
-                    if self._at_end == "loop" and self._frames:
+                    if self._at_end == "loop" and self._frames and not self._players_game:
                         _close(feed)
                         feed = None
                         self.events.clear()  # each pass starts afresh: its game (a new pipeline), its events
@@ -569,7 +615,8 @@ class LiveLoop:
                         continue
                     with self._cond:
                         self._playing = False
-                    self._set_status("ended", "The recording has ended.")
+                    self._set_status("ended", "The sample has ended on its last frame; your game is kept as it "
+                                     "stands." if self._at_end == "loop" else "The recording has ended.")
                     continue
                 started = time.perf_counter()
                 try:
@@ -659,10 +706,12 @@ class LiveLoop:
             self.dice.idle()
             why = (carry_refused(old, self._pipeline) or "a new game was started") if afresh \
                 else carry_game(old, self._pipeline)
-        if why and why != "no game was running":
-            self._moves.clear()
-            self.events.append({"type": "info", "frame": max(0, self._frame_index),
-                                "message": f"The game starts afresh: {why}."})
+            if why and why != "no game was running":
+                self._moves.clear()
+                self.events.clear()  # a new game's list: the last game's entries would name its units by the new roster
+                self.run += 1
+                self.events.append({"type": "info", "frame": max(0, self._frame_index),
+                                    "message": f"The game starts afresh: {why}."})
         return not why
 
     def _redraw_paused(self) -> bool:
@@ -771,7 +820,7 @@ class LiveLoop:
         events = self._note_events(result)
         verdicts = [dict(v) for v in result.verdicts]
         if self.recorder is not None:
-            self.recorder.ruled(int(result.frame_index), events, verdicts)
+            self.recorder.ruled(int(result.frame_index), events, [recorded(v) for v in verdicts])
         known = {(e.get("frame"), e.get("type"), e.get("tag"), e.get("rule")) for e in list(self.events)[-200:]}
         for e in events:
             if (e.get("frame"), e.get("type"), e.get("tag"), e.get("rule")) not in known:
@@ -783,7 +832,7 @@ class LiveLoop:
                 if declared or (entry["frame"], "verdict", None, v.get("rule")) not in known:
                     self.events.append(entry)
                 if declared and self.store is not None:
-                    self.store.add_verdict(entry["frame"], entry)
+                    self.store.add_verdict(entry["frame"], recorded(entry))
         roster = self._roster()
         message = build_frame_message(
             result,
@@ -832,6 +881,31 @@ class LiveLoop:
             return [o if isinstance(o, dict) else o.to_json() for o in self._pipeline.overlays_for(unit)]
         except InputError:
             return []
+
+
+MADE_KEPT = 64
+"""Rulings and pending rolls whose declarations LiveLoop remembers (Undo reaches back one ruling)."""
+
+
+def _ruling_parts(pipe: Any) -> tuple[object, object, object]:
+    """What Undo would take back, the pending roll and the last ruling with dice, as they stand now."""
+    dice = getattr(pipe, "last_dice", None)
+    return getattr(pipe, "undoable", None), getattr(pipe, "pending", None), getattr(dice, "ruling", None)
+
+
+def _answered(state: dict[str, Any]) -> dict[str, Any]:
+    """What a roll answered or corrected leaves on the dice panel (from `dice_state`)."""
+    return {k: state[k] for k in ("pending", "last", "correct_refused", "seq")}
+
+
+PAGE_ONLY = ("declaration", "undoes")
+"""A declared verdict's keys for the page alone (its declaration's number, the one an Undo took back): a recording
+keeps its verdicts as a replay rules them."""
+
+
+def recorded(verdict: dict[str, Any]) -> dict[str, Any]:
+    """`verdict` as the recording keeps it (without PAGE_ONLY keys)."""
+    return {k: x for k, x in verdict.items() if k not in PAGE_ONLY}
 
 
 def _sentence(err: BaseException, fallback: str) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,11 +82,16 @@ class Overrules:
 
     def remember(self, frame: int, verdicts: list[dict[str, Any]]) -> None:
         for v in verdicts:
-            key = (int(frame), str(v.get("rule", "")), v.get("unit"))
+            key = verdict_key(frame, v)
             self.ruled[key] = str(v.get("outcome", ""))
             self.ruled.move_to_end(key)
         while len(self.ruled) > HISTORY:
             self.ruled.popitem(last=False)
+
+    def forget(self, keys: Iterable[VerdictKey]) -> None:
+        """The verdicts of an action taken back (Undo): they stand no more, so none of them can be overruled."""
+        for key in keys:
+            self.ruled.pop(key, None)
 
     def moved(self, unit: UnitId) -> None:
         """The camera saw `unit` move or put down again: its correction no longer holds."""
@@ -203,6 +208,11 @@ class Correction:
         return {"rule": "tablesight.correct", "outcome": Outcome.INFO.value, "unit": self.unit,
                 "numbers": {**self.numbers, "reruled": reruled},
                 "message": self.words + ("; its move is ruled again" if reruled else "") + f". Why: {self.reason}"}
+
+
+def verdict_key(frame: int, verdict: Mapping[str, Any]) -> VerdictKey:
+    """How a verdict (JSON) is named for an overrule: (the frame it was ruled at, its rule, its unit)."""
+    return (int(frame), str(verdict.get("rule", "")), verdict.get("unit"))
 
 
 def _text(params: Mapping[str, Any], key: str, limit: int) -> str:

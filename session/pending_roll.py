@@ -35,6 +35,14 @@ class NoRollPending(InputError):
     """Faces given while no roll is pending (HTTP 409)."""
 
 
+class RollsAsRecorded(InputError):
+    """"Roll for us" changed while a recorded session plays its own script, whose dice are as recorded (HTTP 409)."""
+
+    def __init__(self) -> None:
+        super().__init__("This recorded session rolls its dice as they were recorded; set up a game on the New game "
+                         "page to choose who rolls.")
+
+
 class NothingToCorrect(InputError):
     """A dice correction with no action to correct, or after the game moved on (HTTP 409)."""
 

@@ -419,9 +419,13 @@ class Pipeline:
                      "message": f"There is no declaration to undo: {why}."}]
         self.state, self._last, self._undoable = last.state_before, None, None
         self.pending = None
+        if self.last_dice is not None and self.last_dice.ruling is last:
+            self.last_dice = None  # the dice panel no longer shows its verdict, nor offers to correct its faces
+        self.overrules.forget(last.keys)  # its verdicts no longer stand: nothing of them to overrule
         words = self.words(last.action)
         return [{"rule": "tablesight.undo", "outcome": Outcome.INFO.value, "unit": last.action.unit,
-                 "numbers": {"undone": last.action.to_json()},
+                 "numbers": {"undone": last.action.to_json(),
+                             "verdicts": [[f, rule, unit] for f, rule, unit in sorted(last.keys, key=str)]},
                  "message": f"Undone: {words}. The game goes on from before it."}]
 
     @property
@@ -429,10 +433,20 @@ class Pipeline:
         """The last frame processed (-1: none yet): a declaration now is ruled at it."""
         return self._frame
 
+    @property
+    def undoable(self) -> LastRuling | None:
+        """The ruling Undo would take back now (None: nothing to undo)."""
+        return self._undoable
+
+    @property
+    def plays_script(self) -> bool:
+        """A recorded session playing its own declarations (the sample): its dice are ruled as they were recorded."""
+        return bool(self.declarations)
+
     def set_roll_for_us(self, on: bool) -> None:
         """From now on Tablesight rolls the dice the players do not give (True), or the table waits for them. A
         recorded session playing its own script keeps ruling its dice as it was recorded."""
-        if not self.declarations:
+        if not self.plays_script:
             self.roll_for_us = bool(on)
 
     def words(self, action: Action) -> str:

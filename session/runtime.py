@@ -22,7 +22,7 @@ from calibration.table import load_calibration
 from rules.engine import RulesInputError, find_game
 from rules.roster import Roster, parse_roster
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
-from session.carry import restart_reason
+from session.carry import game_title, restart_reason
 from session.dice_watch import TRAY_FILE
 from session.drivable import DetectOnly, Feed, PipelineLike
 from session.feeds import NewestFrameFeed, RecordingFeed, StreamFeed
@@ -384,20 +384,22 @@ class Runtime:
         with self.setup.lock:
             why = restart_reason(self.setup.roster, roster) if self.setup.roster is not None else ""
             if not why and self.setup.game is not None and self.setup.game != game.name:  # ruled as recorded
-                why = f"it is for another game ({game.name}, not {self.setup.game})"
+                why = f"it is for another game ({game_title(game.name)}, not {game_title(self.setup.game)})"
         if why and not restart and self.game_running():
             raise GameWouldRestart(f"Saving this roster starts the game in progress afresh, because {why}; "
-                                   "tick \"start a new game\" and save again, or keep the units as they are.")
+                                   "start a new game with it (the page's \"Start a new game\" button, or restart=true), "
+                                   "or keep the units as they are.")
         with self.setup.lock:
             if switching:
                 self._switch_terrain(self.setup.game, game.name, terrain)
             self.setup.roster = roster
             self.setup.game = game.name
-            if why:
-                # the recording's plan was for its own units and game
+            if why or restart:
+                # the recording's plan was for its own units and game, and a new game is the players' own
                 self.setup.game_setup, self.setup.declarations, self.setup.roll_for_us = None, {}, None
         self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
-        self.live.rebuild(afresh=restart)  # "start a new game" starts one, even with the same units
+        # "start a new game" starts one, even with the same units; a looping sample then keeps it at its end
+        self.live.rebuild(afresh=restart, players_game=bool(why or restart))
         return roster
 
     def set_game(self, name: str) -> str:
@@ -412,7 +414,7 @@ class Runtime:
             self._switch_terrain(self.setup.game, game.name, terrain)
             self.setup.game_setup, self.setup.declarations, self.setup.roll_for_us = None, {}, None  # the recording's plan was for its game
             self.setup.game = game.name
-        self.live.rebuild()
+        self.live.rebuild(players_game=True)
         return game.name
 
     # ---- the lens ----

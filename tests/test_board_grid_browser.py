@@ -175,6 +175,7 @@ def test_vigtavl_grid_on_the_board_and_the_camera(server: tuple[str, Any], page:
         assert all(abs(a - b) <= 2 for a, b in zip(rgba[:3], fill, strict=True)), (kind, cell["hex"], rgba)
 
     # the pointer over a cell of the board: its tooltip names the cell as the Declare buttons do
+    page.locator("#board").scroll_into_view_if_needed()  # under the camera's picture below 1700 px
     def pointed(cell: dict[str, Any]) -> str | None:
         page.mouse.move(*page.evaluate(CLIENT_AT_INCHES, list(_centre(cell["in"]))))
         return page.get_attribute("#board", "title")  # type: ignore[no-any-return]

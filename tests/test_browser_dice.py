@@ -228,6 +228,45 @@ def test_valknut_attack_takes_the_typed_faces(server: tuple[str, Any], browser: 
         page.uncheck("#dice-roll-for-us")
         page.wait_for_function("document.getElementById('dice-roll-note').textContent.includes('only when')")
         assert _get(url, "/api/live/dice")["roll_for_us"] is False
+        # the game moves on: the faces can no longer be corrected, and the panel says so instead of offering it
+        _post(url, "/api/live/declare", {"action": {"kind": "end_activation", "unit": 13}})
+        page.wait_for_selector("#dice-correct-refused", timeout=20000)
+        assert page.locator("#dice-correct-open").count() == 0
+        assert str(page.text_content("#dice-correct-refused")).startswith(
+            "The game has moved on since red 13 attacks blue 22 was ruled at frame")
+
+
+def test_undo_strikes_the_attacks_verdicts_and_the_same_attack_again_is_listed_anew(
+        server: tuple[str, Any], browser: Any) -> None:
+    """An attack ruled, taken back with the game panel's Undo and declared again at the same frame: the dice panel
+    lets the undone verdict go, the list strikes the first attack's verdicts out (no overrule on them: they stand no
+    more) and lists the second's, which can be overruled (the list showed only the first, with its overrule live)."""
+    url, app = server
+    new_game(url, app, roster_json("valknut"))
+    play_until(url, lambda a: a["status"]["phase"] == "activations",
+               pick=lambda a: _roll_off(a["groups"][0]["actions"][0]["action"]) if a["groups"] else _camera_deploy(app))
+    sight = "li[data-key*='|verdict|undefined|valknut.attack.sight|13|']"  # legal: it can be overruled
+    with checked_page(browser, viewport=DESKTOP) as page:
+        declare_on_page(page, url, "attack", "Red: red 13 attacks blue 22")
+        tap_faces(page, [1])
+        assert "rolled 1: miss" in verdict_text(page)
+        page.wait_for_selector(f"#events {sight} button.overrule-open", timeout=20000)
+        page.click("#gp-undo")
+        page.wait_for_function("document.getElementById('dice').dataset.state === 'idle'", timeout=20000)
+        assert page.text_content("#gp-undo-msg") == "Undone: red 13 attacks blue 22. The game goes on from before it."
+        page.wait_for_selector("#events li.undone", timeout=20000)
+        assert page.locator(f"#events {sight}:not(.undone)").count() == 0  # struck out
+        struck = page.locator("#events li.undone").count()
+        assert struck >= 3 and page.locator("#events li.undone button.overrule-open").count() == 0  # roll, sight, ...
+        assert page.locator("#events li.undone[data-key*='|dice.pending|13|']").count() == 1  # its wait for the dice
+        assert _get(url, "/api/live/dice")["last"] is None
+        declare_on_page(page, url, "attack", "Red: red 13 attacks blue 22")  # the page opened afresh: the log again
+        page.wait_for_selector("#events li.undone", timeout=20000)  # the log's undo strikes the first out again
+        tap_faces(page, [1])
+        assert "rolled 1: miss" in verdict_text(page)
+        page.wait_for_selector(f"#events {sight}:not(.undone) button.overrule-open", timeout=20000)
+        assert page.locator(f"#events {sight}:not(.undone)").count() == 1
+        assert page.locator("#events li.undone").count() == struck
 
 
 def test_a_dice_state_older_than_the_answered_roll_never_brings_it_back(server: tuple[str, Any], browser: Any) -> None:
@@ -363,6 +402,10 @@ def test_valyr_attack_takes_the_typed_d20s_on_a_phone(server: tuple[str, Any], b
         page.wait_for_function("document.getElementById('dice-typed').dataset.faces === '14'")
         page.keyboard.press("Backspace")
         page.wait_for_function("document.getElementById('dice-typed').dataset.faces === ''")
+        page.keyboard.type("0")  # no face of a d20: said, nothing typed
+        page.wait_for_function("document.getElementById('dice-msg').textContent === '0 is not a face of a d20: type 1 "
+                               "to 20.'")
+        assert page.get_attribute("#dice-typed", "data-faces") == ""
         page.tap("#dice-cancel")
         page.wait_for_function("document.getElementById('dice-msg').textContent.startsWith('The roll was cancelled')")
         assert _get(url, "/api/live/dice")["pending"] is None
@@ -417,7 +460,7 @@ def test_hex_skirmish_attack_takes_the_typed_skulls_and_shields(server: tuple[st
         tap_faces(page, defense)
         text = verdict_text(page)
         assert text.startswith("Marsh Archer 14 attacks Stone Giant 24 (dice typed in)"), text
-        assert (f"Marsh Archer attacks Stone Giant at 6 hex(es): {skulls} skull(s) against {shields} shield(s), "
+        assert (f"Marsh Archer 14 attacks Stone Giant 24 at 6 hex(es): {skulls} skull(s) against {shields} shield(s), "
                 f"{wounds} wound(s).") in text, text
         rolls = page.locator("#dice-verdict .dice-roll")
         assert [rolls.nth(i).get_attribute("data-faces") for i in range(rolls.count())] == [

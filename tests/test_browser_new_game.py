@@ -202,6 +202,10 @@ def test_hex_skirmish_from_nothing(server: tuple[str, Any, Path], page: Any) -> 
     rename(page, "blue", "Azure")
     page.fill("#units tbody tr[data-index='1'] input[data-key=profile]", "Stone Giant")  # its army card with it
     page.press("#units tbody tr[data-index='1'] input[data-key=profile]", "Tab")
+    row = "#units tbody tr[data-index='1']"
+    tag = page.input_value(f"{row} input[data-key=tag]")
+    assert page.input_value(f"{row} input[data-key=name]") == ""  # unnamed: called by its new card and its tag
+    assert page.get_attribute(f"{row} input[data-key=name]", "placeholder") == f"Stone Giant {tag}"
     mount_toppers(page, "hex_skirmish", 4)
     page.select_option("#opt-options-climb_cost", "step_plus_levels")
     page.uncheck("#opt-options-engagement_stops")

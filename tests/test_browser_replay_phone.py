@@ -68,6 +68,7 @@ def test_replay_lists_the_bundled_samples_and_seeks_show_the_frame(server: str, 
             assert pg.evaluate("document.getElementById('seek').value") == str(frame)
         legend = str(pg.text_content("#marks-legend"))
         assert "illegal" in legend and "move" in legend
+        assert pg.is_visible("#gp-headline") and not pg.is_visible("#gp-undo")  # a recording plays as it was: no Undo
     finally:
         ctx.close()
 
@@ -82,6 +83,11 @@ def test_phone_layout_live_and_roster(server: str, browser: Any) -> None:
         assert cam >= 350
         sel = pg.eval_on_selector("#selection", "e => e.getBoundingClientRect().width")
         assert sel >= 350
+        assert pg.is_visible("#gp-undo")  # the live table's game can take a declaration back
+        # the sample rolls its dice as recorded: the toggle shows it, and cannot be changed, and says why
+        pg.wait_for_function("document.getElementById('dice-roll-note').textContent !== ''", timeout=10000)
+        assert pg.is_checked("#dice-roll-for-us") and pg.is_disabled("#dice-roll-for-us")
+        assert str(pg.text_content("#dice-roll-note")).startswith("This recorded session rolls its dice as they were")
         pg.screenshot(path="/tmp/tablesight-browser-phone-live.png", full_page=True)
         pg.goto(server + "/roster")
         pg.wait_for_function("document.querySelectorAll('#roster-table tbody tr').length >= 10", timeout=10000)
@@ -106,5 +112,19 @@ def test_terrain_editor_shows_its_tool(server: str, browser: Any) -> None:
         assert pg.get_attribute("#tool-draw", "aria-pressed") == "true"
         assert str(pg.text_content("#terrain-msg")).startswith("Drawing")
         assert pg.evaluate("document.getElementById('tboard').style.cursor") == "crosshair"
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("path", ["/", "/setup", "/calibrate", "/terrain", "/roster", "/replay", "/help", "/camera"])
+def test_no_page_is_wider_than_a_phone(server: str, browser: Any, path: str) -> None:
+    """At 390 px nothing is cut off sideways (the Calibrate page's mounts table widened it to 404 px)."""
+    ctx, pg = _page(browser, 390, 844)
+    try:
+        pg.goto(server + path)
+        pg.wait_for_load_state("networkidle")
+        wide = pg.evaluate("[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 392)"
+                           ".map((e) => e.tagName + '#' + e.id)")
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 392, wide
     finally:
         ctx.close()

@@ -153,6 +153,18 @@ def test_a_correction_is_refused_once_the_game_moved_on() -> None:
     assert _rules(out) == [("dice.correct", "illegal")] and _hp(pipe) == 8
 
 
+def test_undo_takes_the_attack_off_the_dice_panel_too() -> None:
+    """After Undo the panel shows no verdict of the attack taken back (it showed 8 HP left while the game had 10)."""
+    pipe = _pipeline()
+    pipe.declare(ATTACK)
+    pipe.declare(DiceAnswer.of(ATTACK, [4], "typed"))
+    assert _hp(pipe) == 8 and pipe.last_dice is not None
+    out = pipe.declare(Action("undo", None))
+    assert _rules(out) == [("tablesight.undo", "info")] and _hp(pipe) == 10
+    assert pipe.last_dice is None
+    assert pipe.correction_refused() == "Nothing to correct: no action has been ruled with dice yet."
+
+
 def test_roll_for_us_rolls_the_missing_dice_and_says_so() -> None:
     pipe = _pipeline(roll_for_us=True)
     out = pipe.declare(ATTACK)

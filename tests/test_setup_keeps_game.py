@@ -119,14 +119,19 @@ def test_start_a_new_game_with_the_same_units_starts_one(client: TestClient) -> 
     loop = client.app.state.runtime.live  # type: ignore[attr-defined]
     _place_two_stockpiles(client)
     assert _status(client)["legal"] == 1  # one stockpile left to place
+    before = client.get("/api/live/events").json()
+    assert any("Runic Stockpile" in str(e.get("message")) for e in before["events"]), before
     roster = client.get("/api/roster").json()["roster"]
     old = loop.pipeline
     r = client.put("/api/roster", params={"restart": "true"}, json=roster)
     assert r.status_code == 200 and r.json()["game_goes_on"] is False, r.text
     pipe = _new_pipeline(loop, old)
     assert pipe.state is not old.state and _status(client)["legal"] == 3  # the three stockpiles to place again
-    said = [e["message"] for e in client.get("/api/live/events").json()["events"] if "afresh" in str(e.get("message"))]
-    assert said == ["The game starts afresh: a new game was started."], said
+    # the new game's list: the last game's entries are gone, and the pages are told to start theirs afresh
+    log = client.get("/api/live/events").json()
+    assert log["run"] == before["run"] + 1
+    said = [str(e.get("message")) for e in log["events"]]
+    assert said[0] == "The game starts afresh: a new game was started." and not any("Runic Stockpile" in m for m in said)
 
 
 def test_a_restart_that_is_no_yes_or_no_is_one_sentence_and_the_game_goes_on(client: TestClient) -> None:
@@ -180,6 +185,48 @@ def test_a_declaration_on_the_scripted_sample_is_not_kept(tmp_path: Path) -> Non
         undo = c.post("/api/live/declare", json={"action": {"kind": "undo"}})  # nor does Undo take its script back
         assert undo.status_code == 200 and pipe.state is state
         assert any(v["rule"] == "tablesight.script" for v in undo.json()["verdicts"])
+
+
+def test_a_new_game_on_the_looping_sample_is_kept_when_the_sample_ends(tmp_path: Path) -> None:
+    """The players' own game on the bundled sample: the recording's script is dropped (their stockpiles are theirs
+    to place) and at the sample's last frame it stops there instead of starting a new pass, which lost their game."""
+    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
+    with LocalClient(create_app(settings)) as c:
+        loop = _paused_at_0(c.app)
+        roster = c.get("/api/roster").json()["roster"]
+        old = loop.pipeline
+        r = c.put("/api/roster", params={"restart": "true"}, json=roster)
+        assert r.status_code == 200, r.text
+        pipe = _new_pipeline(loop, old)
+        assert not pipe.plays_script and c.get("/api/live/dice").json()["script"] is False
+        _place_two_stockpiles(c)
+        state, run = pipe.state, loop.run
+        loop.set_speed(16.0)
+        loop.play()
+        deadline = time.monotonic() + 60
+        while loop.status().status != "ended":
+            assert time.monotonic() < deadline, loop.status()
+            assert loop.run == run, "the sample started a new pass over the players' game"
+            time.sleep(0.05)
+        status = loop.status()
+        assert status.frame_index == status.frames - 1 and loop.run == run
+        assert status.message == "The sample has ended on its last frame; your game is kept as it stands."
+        assert loop.pipeline is pipe and pipe.state is not None
+        assert pipe.state.phase == state.phase and _status(c)["legal"] == 1  # the third stockpile still to place
+
+
+def test_roll_for_us_on_the_scripted_sample_is_refused_in_one_sentence_and_nothing_is_saved(tmp_path: Path) -> None:
+    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
+    with LocalClient(create_app(settings)) as c:
+        _paused_at_0(c.app)
+        dice = c.get("/api/live/dice").json()
+        assert dice["script"] is True and dice["roll_for_us"] is True  # the sample was recorded with Tablesight rolling
+        r = c.put("/api/live/dice/roll-for-us", json={"on": False})
+        assert r.status_code == 409
+        assert r.json()["detail"] == ("This recorded session rolls its dice as they were recorded; set up a game on "
+                                      "the New game page to choose who rolls.")
+        assert c.get("/api/live/dice").json()["roll_for_us"] is True
+        assert not (tmp_path / "setup" / "roster.json").exists()  # the players' roster file is not written
 
 
 def test_the_samples_edited_terrain_survives_a_restart(tmp_path: Path) -> None:

@@ -223,6 +223,28 @@ def test_valknut_actions_at_a_clicked_point_for_a_unit() -> None:
     assert VALKNUT.actions_at(state, positions, None, (12.0, 12.0)) == []
 
 
+def test_valknut_offers_every_blessing_of_the_raven_step_and_a_restore_of_each_ally_within_6_inches() -> None:
+    """The Declare list (not only a click on the ally): red 10 (Raven 3, Bear 2) at (5, 5); red 11 4.0" from its
+    base edge at (5, 10); red 12 14.0" away at (5, 20); blue 20 and 21."""
+    units = [{**_unit(10, "red", [5, 5]), "paths": {"raven": 3, "bear": 2}}, _unit(11, "red", [5, 10]),
+             _unit(12, "red", [5, 20]), _unit(20, "blue", [20, 5]), _unit(21, "blue", [24, 5])]
+    state, positions = scenario_state({"units": units, "state": {"phase": "activations", "active_player": "red",
+                                                                 "stockpiles": [], **ZONES}})
+    tried = VALKNUT.tryable_actions(state, positions)
+    blessed = {(a.params["blessings"][0][0], a.params["blessings"][0][1]) for a in tried
+               if a.kind == "assign_spirits" and a.unit == 10}
+    allied = {"speed", "evasion", "armor", "accuracy", "damage"}  # Raven 3 grants these, and "slow" for an enemy
+    assert blessed == {(t, e) for t in (10, 11, 12) for e in allied} | {(20, "slow"), (21, "slow")}
+    assert all(len(a.params["blessings"]) == 3 for a in tried if a.kind == "assign_spirits")  # all 3 Spirits on one
+    restores = [a.params["targets"] for a in tried if a.kind == "bear_restore" and a.unit == 10]
+    assert restores == [[10], [11]]  # red 12 is 14.0" from its edge: beyond 6"
+    for a in tried:
+        if a.kind in ("assign_spirits", "bear_restore") and a.unit == 10:
+            assert ruled(VALKNUT, state, positions, a)[0][1] in (Outcome.LEGAL, Outcome.WAITING), a
+    assert VALKNUT.describe(Action("bear_restore", 10, {"targets": [11]}), lambda t: f"red {t}") == \
+        "red 10 rolls 2d6 to restore HP to red 11"
+
+
 def test_valknut_actions_at_a_clicked_point_for_no_unit_in_setup() -> None:
     state, positions = scenario_state({"units": [_unit(10, "red"), _unit(20, "blue")], "state": {"phase": "stockpiles"}})
     assert state.odd_player == "red"

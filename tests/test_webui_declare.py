@@ -248,10 +248,28 @@ def test_the_panel_then_undo_of_the_last_declaration(client: TestClient) -> None
     said = [v for v in undo["verdicts"] if v["rule"] == "tablesight.undo"]
     assert said[0]["outcome"] == "info" and said[0]["message"].startswith("Undone: ")
     assert loop.pipeline.state is state and _panel(client)["panel"] == panel
+    # each declaration's verdicts carry its number; Undo's says which it took back: the page strikes those out
+    numbers = {v["declaration"] for v in out["verdicts"]}
+    assert len(numbers) == 1 and said[0]["undoes"] == list(numbers) and said[0]["declaration"] > numbers.pop()
     again = _declare(client, {"kind": "undo"})  # only the last one: it was undone already
     assert again["outcome"] == "illegal"
     assert again["verdicts"][0]["message"] == ("There is no declaration to undo: nothing was declared since the game "
                                                "started, or the last declaration was already undone.")
+
+
+def test_undo_names_the_declaration_it_took_back_not_a_refused_one_after_it(client: TestClient) -> None:
+    """A stockpile placed, the same one declared again (refused: its section is taken), then Undo: the page is told
+    to strike out the first declaration's verdicts, not the refused one's, though both name the same rule, unit and
+    frame."""
+    spot = next(a for a in client.get("/api/live/actions").json()["groups"][0]["actions"] if a["legal"])["action"]
+    placed = _declare(client, spot)
+    again = _declare(client, spot)
+    assert placed["outcome"] == "legal" and again["outcome"] == "illegal"
+    first, second = ({v["declaration"] for v in r["verdicts"]} for r in (placed, again))
+    assert len(first) == len(second) == 1 and first != second
+    undo = _declare(client, {"kind": "undo"})
+    said = next(v for v in undo["verdicts"] if v["rule"] == "tablesight.undo")
+    assert said["undoes"] == list(first)
 
 
 def test_actions_at_a_clicked_point(client: TestClient) -> None:

@@ -149,7 +149,7 @@ def test_a_whole_game_of_hex_skirmish_from_setup_to_the_last_figure(game: WholeG
     # ---- round 1: the Archer shoots the Hawk Rider (2 skulls, no shield: 2 wounds); the Giant walks 2 hexes
     initiative(1)
     choose(11)
-    attack(11, 20, [1, 1], [6, 6], "Marsh Archer attacks Hawk Rider at 5 hex(es): 2 skull(s) against 0 shield(s), "
+    attack(11, 20, [1, 1], [6, 6], "Marsh Archer 11 attacks Hawk Rider 20 at 5 hex(es): 2 skull(s) against 0 shield(s), "
                                    "2 wound(s).")
     end_turn()
     choose(21)
@@ -158,7 +158,7 @@ def test_a_whole_game_of_hex_skirmish_from_setup_to_the_last_figure(game: WholeG
     # ---- round 2: the Hawk Rider falls to 2 more wounds; the Giant closes on the Knight and misses
     initiative(2)
     choose(11)
-    attack(11, 20, [1, 1], [6, 6], "Hawk Rider is destroyed.")
+    attack(11, 20, [1, 1], [6, 6], "Hawk Rider 20 is destroyed.")
     end_turn()
     take_off(20)
     mid = rules.panel(game.state(), dict(game.pipeline.positions))
@@ -181,7 +181,7 @@ def test_a_whole_game_of_hex_skirmish_from_setup_to_the_last_figure(game: WholeG
     # ---- round 4: the Knight's 3 more wounds destroy the Giant: red's figures alone stand
     initiative(4)
     choose(10)
-    attack(10, 21, [1, 2, 3], [6, 6, 6], "Stone Giant is destroyed.")
+    attack(10, 21, [1, 2, 3], [6, 6, 6], "Stone Giant 21 is destroyed.")
     take_off(21)
 
     state = game.state()

@@ -880,14 +880,14 @@ class HexSkirmish(Game):
                                  reads, tfig.tag, side=tfig.owner)
         res = attack_roll(card, tcard, attack_faces, defense_faces)
         new, tfig = _wound(replace(state, attacked=True), tfig, res.wounds)
-        msg = (
-            f"{card.name} attacks {tcard.name} at {d} hex(es): {res.skulls} skull(s) against {res.shields} "
-            f"shield(s), {res.wounds} wound(s)." + (f" {tcard.name} is destroyed." if tfig.destroyed else "")
+        msg = (  # each figure by its card and tag: two of one card may fight
+            f"{name_of(fig)} attacks {name_of(tfig)} at {d} hex(es): {res.skulls} skull(s) against "
+            f"{res.shields} shield(s), {res.wounds} wound(s)." + (f" {name_of(tfig)} is destroyed." if tfig.destroyed else "")
         )
         if res.counter_wounds:
             new, fig = _wound(new, fig, res.counter_wounds)
             msg += f" Counterstrike: {res.counter_wounds} hit(s) back." + (
-                f" {card.name} is destroyed." if fig.destroyed else ""
+                f" {name_of(fig)} is destroyed." if fig.destroyed else ""
             )
         moved = {t: p for t, p in positions.items() if not (new.figure(t) and new.figure(t).destroyed)}  # type: ignore[union-attr]
         v = _verdict(

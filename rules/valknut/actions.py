@@ -18,7 +18,17 @@ from typing import Any
 from shapely.geometry import Point
 
 from rules.dice import DiceCup
-from rules.engine import Action, ActionError, Inches, Outcome, Placement, Positions, ScenarioError, Verdict
+from rules.engine import (
+    Action,
+    ActionError,
+    Inches,
+    Outcome,
+    Placement,
+    Positions,
+    ScenarioError,
+    Verdict,
+    listed,
+)
 from rules.geometry import (
     Measure,
     centre_distance,
@@ -993,7 +1003,8 @@ def check_bear_restore(table: Table, action: Action) -> list[Verdict]:
         if o is not Outcome.LEGAL:
             out.append(_v("valknut.path.bear.2", o, f'Ally {t} is {gap.text()} away; restoring reaches 6": {o.value}.',
                           tag, gap_in=round(gap.value, 4)))
-    return out or [_v("valknut.path.bear.2", Outcome.LEGAL, f"Unit {tag} restores HP to {targets}.", tag)]
+    to = listed(["itself" if t == tag else f"unit {t}" for t in targets])
+    return out or [_v("valknut.path.bear.2", Outcome.LEGAL, f"Unit {tag} restores HP to {to}.", tag)]
 
 
 def resolve_bear_restore(table: Table, action: Action, cup: DiceCup) -> Ruling:

@@ -88,9 +88,9 @@ from rules.valknut.board import LONG_IN, SHORT_IN, Battlefield, odd, second_drop
 from rules.valknut.panel import PENALTY_WORDS, panel
 from rules.valknut.setup import new_state, scenario_state
 from rules.valknut.state import ValknutState, dump_state, load_state
-from rules.valknut.table import Table
+from rules.valknut.table import BEAR_RESTORE_IN, Table
 from rules.valknut.tryable import at_point
-from rules.valknut.units import PATHS, PENALTIES, to_hit
+from rules.valknut.units import BLESSINGS, PATHS, PENALTIES, to_hit
 
 DIRECTIONS = tuple((math.cos(math.radians(a)), math.sin(math.radians(a))) for a in range(0, 360, 45))
 
@@ -350,12 +350,33 @@ class Valknut(Game):
         return [Action("choose_penalty", u.tag, {"penalty": p}) for u in state.units
                 if not u.alive and u.penalty_due for p in PENALTIES] if state.phase != "over" else []
 
+    @staticmethod
+    def _blessings_and_restores(table: Table, tag: int) -> list[Action]:
+        """Unit `tag`'s Spirit Blessings (each effect its Raven step grants, all its Spirits on itself or on one
+        ally; "slow" on an enemy) and Bear restores (itself, each ally within 6")."""
+        unit = table.unit(tag)
+        out: list[Action] = []
+        raven = unit.steps.raven
+        for other in table.live():
+            if other.tag not in table.positions:
+                continue
+            ally = other.owner == unit.owner
+            for effect, (need, _, _) in BLESSINGS.items():
+                if raven >= need and (effect == "slow") != ally:
+                    out.append(Action("assign_spirits", tag, {"blessings": [[other.tag, effect]] * raven}))
+            near = other.tag == tag or table.gap(tag, other.tag).at_most(BEAR_RESTORE_IN) is not Outcome.ILLEGAL
+            if unit.steps.bear >= 2 and ally and near:
+                out.append(Action("bear_restore", tag, {"targets": [other.tag]}))
+        return out
+
     def tryable_actions(self, state: ValknutState, positions: Positions) -> list[Action]:
         """Every action the players may try now, the legal ones first, then those the rules would refuse, each of
         which is ruled with its reason: a Runic Stockpile in every free section, every section as a Drop Zone,
         and for each unit that may activate an attack on every enemy on the battlefield, a pick-up from every Runic
-        Stockpile and Runestone on the ground, and a drop of a Runestone it carries. Moves, deployments and
-        redeployments are the camera's (`camera_kinds`)."""
+        Stockpile and Runestone on the ground, a drop of a Runestone it carries, with Raven steps every Blessing
+        its step grants on itself and each ally (all its Spirits on one unit; "slow" on each enemy), and with Bear
+        step 2 a restore of itself and of each ally within 6". Moves, deployments and redeployments are the
+        camera's (`camera_kinds`)."""
         table = Table.of(state, positions)
         acts = self.legal_actions(state, positions)
         more: list[Action] = []
@@ -374,6 +395,7 @@ class Valknut(Game):
                 more += [Action("pick_up_runestone", tag, {"stone": i}) for i, _ in enumerate(state.ground)]
                 if table.unit(tag).carrying:
                     more.append(Action("drop_runestone", tag))
+                more += self._blessings_and_restores(table, tag)
         seen = {json.dumps(a.to_json(), sort_keys=True) for a in acts}
         for a in more:
             key = json.dumps(a.to_json(), sort_keys=True)

@@ -22,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from calibration.errors import InputError
 from session.dice_watch import TRAY_FILE, Tray, library_reader
 from session.drivable import NoGameToRule
-from session.pending_roll import NoRollPending, NothingToCorrect
+from session.pending_roll import NoRollPending, NothingToCorrect, RollsAsRecorded
 from session.table_setup import with_roll_for_us
 from webui.deps import RuntimeDep
 from webui.json_body import json_body
@@ -167,15 +167,20 @@ async def dice_correct(request: Request, runtime: RuntimeDep) -> dict[str, Any] 
         return _conflict(err)
 
 
-@router.put("/api/live/dice/roll-for-us")
-async def dice_roll_for_us(request: Request, runtime: RuntimeDep) -> dict[str, Any]:
-    """Whether Tablesight rolls the dice the players do not give, saved with the game (its roster's "roll_for_us")."""
+@router.put("/api/live/dice/roll-for-us", response_model=None)
+async def dice_roll_for_us(request: Request, runtime: RuntimeDep) -> dict[str, Any] | JSONResponse:
+    """Whether Tablesight rolls the dice the players do not give, saved with the game (its roster's "roll_for_us");
+    a recorded session playing its own script (the sample) rolls as recorded: 409, and nothing is saved."""
     body = await _body(request, RollForUsBody, "Roll for us")
+    with runtime.setup.lock:
+        scripted = bool(runtime.setup.declarations)  # what makes the pipeline play the recording's script
+    if scripted:
+        return _conflict(RollsAsRecorded())
     roster = with_roll_for_us(runtime.setup, body.on)
     if roster is None:
         raise NoGameToRule("No game is set up to save it with: choose a game and its units on the new-game page first.")
     runtime.save_setup_file("roster.json", roster)
-    return {"roll_for_us": runtime.live.set_roll_for_us(body.on)}
+    return {"roll_for_us": await run_in_threadpool(runtime.live.set_roll_for_us, body.on)}
 
 
 @router.put("/api/live/dice/tray")

@@ -16,9 +16,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 from starlette.concurrency import run_in_threadpool
 
-from rules.engine import Action, ActionError, Game, RulesInputError, find_game, game_names
+from rules.engine import Action, ActionError, Game, RulesInputError, game_names
 from rules.roster import Roster
 from session.ask import ask_about
+from session.carry import game_title
 from session.drivable import LoopNotReady, PipelineLike
 from session.frame_publisher import picture_jpeg
 from webui.deps import RuntimeDep, page
@@ -150,7 +151,7 @@ def setup_state(runtime: RuntimeDep) -> dict[str, Any]:
 
 def game_titles() -> dict[str, str]:
     """Each game's name as its rule book spells it ("Hex Skirmish"), by its registry key."""
-    return {n: str(getattr(find_game(n), "title", n)) for n in game_names()}
+    return {n: game_title(n) for n in game_names()}
 
 
 @router.get("/api/games")

@@ -124,9 +124,12 @@ export function startDice({ onRuled } = {}) {
     return u && u.owner ? String(u.owner) : "";
   }
 
+  // A message is about the roll pending when it is said: it goes when another roll waits or none does.
+  let saidFor = null;
   function say(text, kind) {
     el.msg.textContent = text || "";
     el.msg.className = `dice-msg ${kind || ""}`;
+    saidFor = dice && dice.pending ? dice.pending.id : null;
   }
 
   const request = () => (dice && dice.pending ? dice.pending.request : null);
@@ -145,6 +148,7 @@ export function startDice({ onRuled } = {}) {
     const nowPending = dice && dice.pending ? dice.pending.id : null;
     if (wasPending !== null && nowPending !== wasPending && onRuled) onRuled(null);  // answered here or elsewhere
     wasPending = nowPending;
+    if (el.msg.textContent && nowPending !== saidFor) say("");
     const key = JSON.stringify([dice, typed, buffer, camFaces, picking, correcting, correctPick, busy, owners]);
     if (key === shownKey && !force) return;
     shownKey = key;
@@ -166,12 +170,14 @@ export function startDice({ onRuled } = {}) {
     showRead(req);
     showVerdict(p ? null : dice && dice.last);
     showCorrection(p ? null : correcting);
-    const on = Boolean(dice && dice.roll_for_us);
+    const on = Boolean(dice && dice.roll_for_us), script = Boolean(dice && dice.script);
     el.rollForUs.checked = on;
-    el.rollForUs.disabled = busy || !dice;
-    el.rollNote.textContent = on
-      ? "Tablesight rolls every die of this game itself. Untick it to roll your own."
-      : "You roll your own dice; Tablesight rolls only when this is ticked.";
+    el.rollForUs.disabled = busy || !dice || script;
+    el.rollNote.textContent = script
+      ? "This recorded session rolls its dice as they were recorded. Set up a game on the New game page to roll your own."
+      : on
+        ? "Tablesight rolls every die of this game itself. Untick it to roll your own."
+        : "You roll your own dice; Tablesight rolls only when this is ticked.";
   }
 
   function showPending(p, req) {
@@ -354,7 +360,7 @@ export function startDice({ onRuled } = {}) {
   function showVerdict(last) {
     el.verdict.hidden = !last;
     if (!last) { el.verdict.dataset.id = ""; return; }
-    const key = JSON.stringify([last, Boolean(correcting)]);
+    const key = JSON.stringify([last, Boolean(correcting), (dice && dice.correct_refused) || ""]);
     if (el.verdict.dataset.key === key) return;
     el.verdict.dataset.key = key;
     el.verdict.dataset.id = String(last.id);
@@ -395,7 +401,14 @@ export function startDice({ onRuled } = {}) {
       p.textContent = sentence(named(v.message));
       el.verdict.append(p);
     }
-    if ((last.rolls || []).length && !correcting) {
+    const refused = dice && dice.correct_refused;
+    if ((last.rolls || []).length && !correcting && refused) {  // the game moved on: the button would be refused
+      const p = document.createElement("p");
+      p.id = "dice-correct-refused";
+      p.className = "muted small";
+      p.textContent = sentence(named(refused));
+      el.verdict.append(p);
+    } else if ((last.rolls || []).length && !correcting) {
       const b = document.createElement("button");
       b.type = "button";
       b.id = "dice-correct-open";
@@ -451,8 +464,9 @@ export function startDice({ onRuled } = {}) {
     const f = Number(buffer);
     buffer = "";
     if (req && f >= 1 && f <= req.sides) tapFace(f);
-    else render();
+    else { if (req) notAFace(f, req); render(); }
   }
+  const notAFace = (f, req) => say(`${f} is not a face of a d${req.sides}: type 1 to ${req.sides}.`, "bad");
 
   document.addEventListener("keydown", (ev) => {
     const req = request();
@@ -464,7 +478,7 @@ export function startDice({ onRuled } = {}) {
       if (typed.length >= req.count) return;
       buffer += ev.key;
       if (bufferTimer !== null) { clearTimeout(bufferTimer); bufferTimer = null; }
-      if (Number(buffer) === 0) { buffer = ""; render(); return; }
+      if (Number(buffer) === 0) { buffer = ""; notAFace(0, req); render(); return; }
       if (Number(buffer) * 10 > req.sides || buffer.length >= String(req.sides).length) commitBuffer();  // no digit can follow
       else { bufferTimer = setTimeout(commitBuffer, KEY_WAIT_MS); render(); }
     } else if (ev.key === "Enter" || ev.key === " " || ev.key === ",") {
@@ -490,7 +504,7 @@ export function startDice({ onRuled } = {}) {
       const roll = dice && dice.pending ? dice.pending.id : null;  // answered meanwhile elsewhere: refused, not misapplied
       const r = await send("/api/live/dice/roll", { faces: [...faces], source, roll });
       newest(r);
-      dice = { ...(dice || {}), pending: r.pending ?? null, last: r.last ?? (dice && dice.last), read: null };
+      dice = { ...(dice || {}), pending: r.pending ?? null, last: r.last ?? (dice && dice.last), correct_refused: r.correct_refused ?? "", read: null };
       typed = []; buffer = ""; correcting = null;
       if (r.pending) say(`Taken: ${faces.join(" ")}. The next roll waits.`, "ok");
     } catch (err) { say(err.message, "bad"); }
@@ -521,7 +535,7 @@ export function startDice({ onRuled } = {}) {
     try {
       const r = await send("/api/live/dice/correct", { faces: correcting.flatMap((x) => x.faces) });
       newest(r);
-      dice = { ...(dice || {}), pending: r.pending ?? null, last: r.last ?? (dice && dice.last) };
+      dice = { ...(dice || {}), pending: r.pending ?? null, last: r.last ?? (dice && dice.last), correct_refused: r.correct_refused ?? "" };
       correcting = null; correctPick = null;
       say("Corrected: the action was ruled again with these faces, and the correction is recorded.", "ok");
       if (onRuled) onRuled(r);

@@ -25,7 +25,7 @@ const STYLE_LAYER = {
 };
 
 export const LEGEND = [
-  ["engagement", "1\" engagement zone"],
+  ["engagement", "engagement zone"],  // 1" on an open table (Valknut), adjacent hexes on a hex board
   ["move-allowance", "how far the unit may move"],
   ["range-band", "weapon range"],
   ["los-clear", "clear line of sight"],

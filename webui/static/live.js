@@ -45,6 +45,7 @@ export async function startLive({ wsPath }) {
   const declare = startDeclare();
   const dice = startDice({ onRuled() { declare.answered(); } });
   declare.onDeclared(() => dice.refresh());
+  document.addEventListener("tablesight:undone", () => { dice.refresh(); declare.refresh(); });  // the game panel's Undo
   const recording = startRecordingNote();
   const rollCall = startRollCall();
   startTableView({

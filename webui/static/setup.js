@@ -295,14 +295,24 @@ function edited(reshaped = true) {
   if (reshaped) placeBoard(); else drawBoard();
 }
 
+let boardInches = null;  // the board's last size in inches ({w, d}): said again once the hex size the pieces need is known
 function sizeWords(e) {
+  boardInches = e;
   const need = [Math.ceil(e.w), Math.ceil(e.d)];
   let words = `The board is ${fmt(e.w)}" × ${fmt(e.d)}" (${counted(board.cells.size, "cell")}); it needs a play area of at least ${need[0]}" × ${need[1]}".`;
   const el = $("board-size");
   el.className = "muted";
   if (playArea) {
     if (e.w <= playArea.w && e.d <= playArea.d) words += ` The table is calibrated for ${fmt(playArea.w)}" × ${fmt(playArea.d)}", and the board is centred on it.`;
-    else { words += ` The table is calibrated for ${fmt(playArea.w)}" × ${fmt(playArea.d)}" only: calibrate a larger play area, or make the hexes smaller.`; el.className = "bad"; }
+    else {
+      // smaller hexes only while they still hold the game's pieces (the least size is the fit's)
+      const least = fit ? fit.proposed_size_in : null;
+      const larger = ` The table is calibrated for ${fmt(playArea.w)}" × ${fmt(playArea.d)}" only: calibrate a larger play area on the Calibrate page`;
+      if (least === null) words += `${larger}, or make the hexes smaller.`;
+      else if (board.layout.size_in > least + 1e-6) words += `${larger}, or make the hexes smaller (down to ${fmt(least)}", the least that holds its pieces).`;
+      else words += `${larger}; smaller hexes would not hold its pieces (${fmt(least)}" is the least).`;
+      el.className = "bad";
+    }
   } else words += " The table is not calibrated yet.";
   el.textContent = words;
 }
@@ -328,6 +338,7 @@ async function refit(auto = false) {
   else { note.className = "bad"; note.textContent = `A cell of this game holds up to ${who}: they do not fit a ${fmt(size)}" hex; ${proposed} is the least that holds them.`; }
   $("use-proposed").textContent = `Use ${proposed}`;
   $("use-proposed").hidden = fit.fits;  // a size that holds them is the players' to keep
+  if (boardInches) sizeWords(boardInches);  // what it says of the play area depends on the least size
 }
 
 function setSize(size) {
@@ -385,6 +396,9 @@ function renameSide(from, to, input) {
   drawSides(); drawUnits(); drawOptions();
 }
 
+// What a unit the players left unnamed is called: its profile and tag ("Marsh Archer 14").
+const unnamed = (u) => `${u.profile || "unit"} ${u.tag ?? ""}`.trim();
+
 function drawUnits() {
   const body = document.querySelector("#units tbody");
   body.innerHTML = "";
@@ -409,7 +423,7 @@ function drawUnits() {
         input.type = type; input.value = u[k] ?? "";
         if (type === "number") input.step = "any";
         if (k === "profile") input.setAttribute("list", "profiles");
-        if (k === "name") input.placeholder = `${u.profile || "unit"} ${u.tag ?? ""}`.trim();
+        if (k === "name") input.placeholder = unnamed(u);
         if (k === "tag_in") input.placeholder = "as printed";
       }
       input.dataset.key = k; input.setAttribute("aria-label", `${label}, unit ${i + 1}`);
@@ -419,6 +433,10 @@ function drawUnits() {
         if (v === "") delete u[k]; else u[k] = type === "number" ? Number(v) : v;
         if (k === "owner") drawSides();
         if (k === "base_mm") refit();
+        if (k === "tag" || k === "profile") {  // an unnamed unit's name follows its profile and tag
+          const name = tr.querySelector("input[data-key=name]");
+          if (name) name.placeholder = unnamed(u);
+        }
         clearRowError(tr);
       });
       td.append(input); tr.append(td);

@@ -233,6 +233,12 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
     list = list.filter(fromFeed);
     if (list.length) showSoon(list.map((e) => ({ ...e, [FROM_FEED]: true })));
   }
+  // One entry of the list: a verdict is one rule's on one unit at one frame (the feed and a declaration's answer
+  // bring the same verdicts: the list shows them once); a declaration's, with its number: the same action declared
+  // again at that frame (after an Undo) is listed anew
+  const entryKey = (e) => `${e.frame}|${e.type}|${e.tag}|${e.rule}|${e.unit}`
+    + (e.event === "declared" ? `|${e.message}` + (e.declaration ? `|d${e.declaration}` : "") : "");
+  const undoneDeclarations = new Set();  // the declarations an Undo took back (their verdicts' "declaration")
   // entries wait for the list's next rewrite: PANEL_EVERY_MS after the last one (the list asked for at load too)
   function showSoon(list) {
     eventsWaiting.push(...list);
@@ -246,16 +252,19 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
     eventsShownAt = performance.now();
     if (clearing) { clearing = false; while (events.firstElementChild) forget(events.firstElementChild); }
     for (const e of list) {
-      const key = `${e.frame}|${e.type}|${e.tag}|${e.rule}|${e.unit}` + (e.event === "declared" ? `|${e.message}` : "");
+      const key = entryKey(e);
       if (seen.has(key)) continue;
       seen.add(key);
+      if (Array.isArray(e.undoes)) undone(e.undoes);
       const li = document.createElement("li");
       li.className = eventClass(e);
       li.dataset.frame = e.frame;
       li.dataset.key = key;
       if (e[FROM_FEED]) li.dataset.fed = "1";
       li.textContent = `#${e.frame} ${describeEvent(e)}`;
-      if (declarePath && e.type === "verdict" && e.rule && !String(e.rule).startsWith("tablesight.")
+      if (e.declaration) li.dataset.declaration = e.declaration;
+      if (undoneDeclarations.has(e.declaration)) struck(li);
+      else if (declarePath && e.type === "verdict" && e.rule && !String(e.rule).startsWith("tablesight.")
           && (e.outcome === "legal" || e.outcome === "illegal" || e.outcome === "too close to call")) {
         const b = document.createElement("button");
         b.type = "button"; b.className = "link overrule-open"; b.textContent = "overrule";
@@ -273,10 +282,24 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
     while (events.children.length > EVENT_LIMIT) forget(events.lastChild);
   }
   function forget(li) { seen.delete(li.dataset.key); li.remove(); }
+  // The verdicts of the declarations an Undo took back are struck out, and can no longer be overruled (in whichever
+  // order the feed, the log and the answers bring them)
+  function undone(declarations) {
+    for (const n of declarations) {
+      undoneDeclarations.add(n);
+      for (const li of events.querySelectorAll(`li[data-declaration="${Number(n)}"]`)) struck(li);
+    }
+  }
+  function struck(li) {
+    li.classList.add("undone");
+    li.title = "Taken back by Undo";
+    for (const b of li.querySelectorAll("button.overrule-open, form.overrule")) b.remove();
+  }
   // A new pass empties the list with its next rewrite (the last pass's entries stay until then): the list changes
   // no more often than PANEL_EVERY_MS at a new pass too
   function clearList() {
     eventsWaiting = [];
+    undoneDeclarations.clear();
     clearing = true;
     showSoon([]);
   }
@@ -417,7 +440,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
     },
     onStatus(msg) {
       if (msg.status === "lost" || msg.status === "error" || msg.status === "disconnected") banner(msg.message || "The camera is lost.", "bad");
-      else if (msg.status === "ended") banner("The recording has ended.", "info");
+      else if (msg.status === "ended") banner(msg.message || "The recording has ended.", "info");
       else if (msg.status === "ok" || msg.status === "connected") banner("");
       if (STILL.includes(msg.status)) { flushPanel(); setText("fps", "–"); }
       if (onFrame && msg.status) onFrame(null, msg);
@@ -552,6 +575,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
     });
     answerEl.innerHTML = "";
     answerEl.append(form);
+    form.scrollIntoView({ block: "nearest" });
   }
   if (declarePath) {
     const panel = document.getElementById("selection");
@@ -564,6 +588,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
       if (sel === null || sel === undefined) { text.textContent = "Select the unit first, then Correct position."; return; }
       state.correcting = sel;
       text.textContent = "Click on the top-down board where the unit really stands.";
+      board.scrollIntoView({ block: "nearest" });  // under the camera's picture on a laptop
     });
     panel.append(b);
   }
