@@ -253,7 +253,8 @@ def test_undo_strikes_the_attacks_verdicts_and_the_same_attack_again_is_listed_a
         page.wait_for_selector(f"#events {sight} button.overrule-open", timeout=20000)
         page.click("#gp-undo")
         page.wait_for_function("document.getElementById('dice').dataset.state === 'idle'", timeout=20000)
-        assert page.text_content("#gp-undo-msg") == "Undone: red 13 attacks blue 22. The game goes on from before it."
+        page.wait_for_function("document.getElementById('gp-undo-msg').textContent === "
+                               "'Undone: red 13 attacks blue 22. The game goes on from before it.'", timeout=20000)
         page.wait_for_selector("#events li.undone", timeout=20000)
         assert page.locator(f"#events {sight}:not(.undone)").count() == 0  # struck out
         struck = page.locator("#events li.undone").count()
