@@ -177,6 +177,9 @@ def test_valknut_attack_takes_the_typed_faces(server: tuple[str, Any], browser: 
         said = pending_sentence(page)
         assert said.startswith("Roll 1 d6 for red 13's attack on blue 22; ") and f"{need}+ hits" in said, said
         assert page.text_content("#dice-for") == "Red rolls. For red 13. Rule: attack roll. Declared: red 13 attacks blue 22."
+        page.reload()  # the panel's first state comes before the first frame: it still says who rolls
+        page.wait_for_function("document.getElementById('dice-for').textContent === 'Red rolls. For red 13. Rule: "
+                               "attack roll. Declared: red 13 attacks blue 22.'", timeout=20000)
         assert page.get_attribute("#dice-sentence", "data-side") == "red"  # its bar in red's colour
         assert page.locator("#dice-pad button").count() == 6
         box = page.locator("#dice-pad button").first.bounding_box()

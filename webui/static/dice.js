@@ -571,8 +571,9 @@ export function startDice({ onRuled } = {}) {
     if (msg.owners) owners = msg.owners;
     if (msg.dice === undefined) return;
     lastFrameAt = performance.now();
-    if (!newest(msg.dice)) return;
-    dice = msg.dice;
+    // an older state than the panel's stays unshown; the frame's units still name who rolls (after a reload the
+    // panel's first state comes before the first frame)
+    if (newest(msg.dice)) dice = msg.dice;
     render();
   }
 
