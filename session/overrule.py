@@ -143,7 +143,7 @@ class Overrules:
         self.overruled[key] = {"by": by, "reason": reason, "outcome": outcome, "side": side}
         numbers["undone"] = undone
         numbers["put_back"] = put_back
-        who = f"{by} ({side})" if side else by
+        who = f"{by} ({side})" if side and side != by else by  # a player named as their side: once
         words = (f"{who} overruled {first['by']}'s overrule on {name}: {rule} at frame {frame} now stands as {outcome}"
                  if first is not None else
                  f"{who} overruled the camera on {name}: {rule} at frame {frame} was {camera}, now {outcome}")

@@ -325,3 +325,8 @@ def test_live_page_overrules_a_verdict(server: str) -> None:
         page.screenshot(path="/tmp/tablesight-overrule.png")
         browser.close()
     assert not errors, errors
+
+
+def test_a_player_who_signs_with_their_sides_name_is_named_once() -> None:
+    (said,) = _declared({76: [_overrule("legal", "blue", "blue")]})[76]
+    assert said["message"].startswith("blue overruled the camera on Blue 3"), said["message"]
