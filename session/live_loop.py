@@ -340,8 +340,9 @@ class LiveLoop:
     def _number(self, n: int, action: Action, before: tuple[object, object, object],
                 after: tuple[object, object, object], ruled: list[dict[str, Any]]) -> None:
         """Under the lock, after declaration `n` was ruled: an Undo's verdicts say the declarations it took back
-        ("undoes": the pending roll's, else the undone ruling's); a pending roll or a ruling `n` made is remembered
-        as made by `n` and by what it carries on (the roll answered, the ruling whose faces were corrected)."""
+        ("undoes": the pending roll's, else the undone ruling's), a dice correction's those whose verdicts its
+        faces replace; a pending roll or a ruling `n` made is remembered as made by `n` and by what it carries on
+        (the roll answered, the ruling whose faces were corrected)."""
         (ruling, pending, dice), (ruling_now, pending_now, _) = before, after
         if action.kind == "undo":
             took = self._made_by(pending) if pending is not None else \
@@ -350,7 +351,11 @@ class LiveLoop:
                 if v.get("rule") == "tablesight.undo" and took:
                     v["undoes"] = list(took)
             return
-        carried = self._made_by(pending) + (self._made_by(dice) if action.kind == CORRECT else ())
+        corrected = self._made_by(dice) if action.kind == CORRECT and ruling_now is not ruling else ()
+        for v in ruled:  # the verdicts the corrected faces replace
+            if v.get("rule") == "dice.correct" and v.get("outcome") == "info" and corrected:
+                v["undoes"] = list(corrected)
+        carried = self._made_by(pending) + corrected
         if pending_now is not None and pending_now is not pending:
             self._made.append((pending_now, (*carried, n)))
         if ruling_now is not None and ruling_now is not ruling:

@@ -385,10 +385,10 @@ class Runtime:
             why = restart_reason(self.setup.roster, roster) if self.setup.roster is not None else ""
             if not why and self.setup.game is not None and self.setup.game != game.name:  # ruled as recorded
                 why = f"it is for another game ({game_title(game.name)}, not {game_title(self.setup.game)})"
-        if why and not restart and self.game_running():
-            raise GameWouldRestart(f"Saving this roster starts the game in progress afresh, because {why}; "
-                                   "start a new game with it (the page's \"Start a new game\" button, or restart=true), "
-                                   "or keep the units as they are.")
+            recorded = bool(self.setup.declarations)  # the game on show is a recording's (the sample): nobody's to lose
+        if why and not restart and not recorded and self.game_running():
+            raise GameWouldRestart(f"Saving this setup starts a new game, because {why}, and the game in progress "
+                                   "ends there; choose \"Start a new game\" to go ahead, or keep the game in progress.")
         with self.setup.lock:
             if switching:
                 self._switch_terrain(self.setup.game, game.name, terrain)

@@ -218,6 +218,11 @@ def test_valknut_attack_takes_the_typed_faces(server: tuple[str, Any], browser: 
             page.click("#dice-correct-pad button[data-face='2']")
             page.click("#dice-correct-send")
             page.wait_for_function("document.getElementById('dice-msg').textContent.startsWith('Corrected')", timeout=20000)
+            # the verdicts the corrected faces replace are struck out of the list, and can no longer be overruled
+            page.wait_for_selector("#events li.undone", timeout=20000)
+            assert page.locator("#events li.undone button.overrule-open").count() == 0
+            assert page.locator("#events li.undone[data-key*='|valknut.attack.sight|13|']").count() == 1
+            assert page.locator("#events li:not(.undone)[data-key*='|valknut.attack.sight|13|']").count() == 1
             text = str(page.text_content("#dice-verdict"))
             to_hp = damage - min(armor, damage)
             assert f"{hp - to_hp} HP left" in text and "ignored" not in text, text
@@ -541,7 +546,7 @@ def test_vigtavl_close_combat_takes_the_typed_faces_and_a_tie_is_rolled_again(
         assert pending_sentence(page).startswith(f"Blue rolls {dice} d6 for Infantry 24's defence")
         answer(defence)
         text = verdict_text(page)
-        assert (f"Close combat: {dice} dice against {dice}; highest {max(attack)} v {max(defence)} after 1 tie(s) "
+        assert (f"Close combat: {dice} {'die' if dice == 1 else 'dice'} against {dice}; highest {max(attack)} v {max(defence)} after 1 tie(s) "
                 "re-rolled: the attacker wins.") in text, text
         assert "Infantry 24 is captured" in text, text
         rolls = page.locator("#dice-verdict .dice-roll")

@@ -128,3 +128,32 @@ def test_no_page_is_wider_than_a_phone(server: str, browser: Any, path: str) -> 
         assert pg.evaluate("document.documentElement.scrollWidth") <= 392, wide
     finally:
         ctx.close()
+
+
+def test_a_game_of_the_players_own_on_the_sample_is_kept_and_the_page_says_so(browser: Any, tmp_path: Path) -> None:
+    """A new game set up while the sample plays: at the sample's last frame the page keeps showing that frame and says
+    the game is kept (the banner was cleared by that frame, whose picture decoded after the status came)."""
+    import httpx
+
+    from tests.webui_server import SAME_ORIGIN
+
+    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
+    with running_server(settings) as (url, app):
+        loop = app.state.runtime.live
+        assert loop.wait_for_frame(30)
+        roster = httpx.get(url + "/api/roster", timeout=30).json()["roster"]
+        r = httpx.put(url + "/api/roster?restart=true", json=roster, headers=SAME_ORIGIN, timeout=30)
+        assert r.status_code == 200, r.text
+        loop.set_speed(8.0)
+        ctx, pg = _page(browser, 1280, 800)
+        try:
+            pg.goto(url + "/")
+            pg.wait_for_function("document.getElementById('banner').textContent === 'The sample has ended on its last "
+                                 "frame; your game is kept as it stands.' && !document.getElementById('banner').hidden",
+                                 timeout=60000)
+            frames = loop.status().frames
+            assert pg.evaluate("document.getElementById('camera').dataset.frame") == str(frames - 1)
+            pg.wait_for_timeout(1500)  # nothing after it takes the sentence away
+            assert pg.is_visible("#banner") and loop.run == 1  # the players' game: no new pass
+        finally:
+            ctx.close()

@@ -134,7 +134,7 @@ def test_saving_a_rename_keeps_the_game_and_a_new_unit_asks_first(server: tuple[
     page.click("#rsave")
     page.wait_for_selector("#restart-save", timeout=10000)
     text = str(page.text_content("#roster-msg"))
-    assert "starts the game in progress afresh" in text and "adds tag 40" in text
+    assert "starts a new game" in text and "adds tag 40" in text
     assert 40 not in app.state.runtime.setup.roster.units
     page.click("#restart-save")
     page.wait_for_function("document.getElementById('roster-msg').textContent.includes('a new game has started')",

@@ -155,7 +155,7 @@ def test_a_roster_that_changes_the_units_asks_first(client: TestClient) -> None:
     old = loop.pipeline
     r = client.put("/api/roster", json=bigger)
     assert r.status_code == 409 and r.json()["restart"], r.text
-    assert "starts the game in progress afresh, because it adds tag 40 and removes tag 10" in r.json()["detail"]
+    assert "starts a new game, because it adds tag 40 and removes tag 10, and the game in progress ends" in r.json()["detail"]
     assert "{" not in r.json()["detail"] and "--" not in r.json()["detail"]
     time.sleep(0.3)
     assert loop.pipeline is old and client.get("/api/roster").json()["roster"] == roster  # nothing changed
@@ -213,6 +213,21 @@ def test_a_new_game_on_the_looping_sample_is_kept_when_the_sample_ends(tmp_path:
         assert status.message == "The sample has ended on its last frame; your game is kept as it stands."
         assert loop.pipeline is pipe and pipe.state is not None
         assert pipe.state.phase == state.phase and _status(c)["legal"] == 1  # the third stockpile still to place
+
+
+def test_another_game_saved_over_the_samples_recording_starts_without_asking(tmp_path: Path) -> None:
+    """The game on show is the sample's recording, nobody's game in progress: "Save and start the game" starts the
+    players' own at once (it asked first, with a second button to press)."""
+    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
+    hex_roster = json.loads((Path(__file__).resolve().parents[1] / "examples" / "rosters" / "hex_skirmish.json")
+                            .read_text(encoding="utf-8"))
+    with LocalClient(create_app(settings)) as c:
+        loop = _paused_at_0(c.app)
+        assert loop.pipeline.plays_script
+        r = c.put("/api/roster", json=hex_roster)
+        assert r.status_code == 200, r.text
+        pipe = _new_pipeline(loop, loop.pipeline)
+        assert pipe.game.name == "hex_skirmish" and not pipe.plays_script
 
 
 def test_roll_for_us_on_the_scripted_sample_is_refused_in_one_sentence_and_nothing_is_saved(tmp_path: Path) -> None:

@@ -177,7 +177,7 @@ def test_a_whole_game_of_vigtavl_from_the_placement_to_the_awards(game: WholeGam
     outcome, text = declare(page, "attack", "Caravel 16 attacks Caravel 28 in close combat")
     assert outcome == "waiting", text
     verdict = answer_dice(page, [[5], [2]])
-    assert "Close combat: 1 dice against 1; highest 5 v 2: the attacker wins." in verdict, verdict
+    assert "Close combat: 1 die against 1; highest 5 v 2: the attacker wins." in verdict, verdict
     assert "Take Caravel 28 off the table to red's ship graveyard." in verdict, verdict
     assert game.state().piece(28).sunk_by == "red"
     del where[28]

@@ -471,7 +471,8 @@ def _battle(
                      "defender_rolls": [list(r) for r in res.defender_rolls], "rerolls": res.rerolls,
                      "attacker_high": max(res.attacker_rolls[-1]), "defender_high": max(res.defender_rolls[-1])})
         who = "attacker" if res.attacker_wins else "defender"
-        out.append(_ok("combat.close", f"Close combat: {dice} dice against {STATS[defender.kind].cost}; highest "
+        out.append(_ok("combat.close", f"Close combat: {dice} {'die' if dice == 1 else 'dice'} against "
+                       f"{STATS[defender.kind].cost}; highest "
                        f"{max(res.attacker_rolls[-1])} v {max(res.defender_rolls[-1])}"
                        f"{f' after {res.rerolls} tie(s) re-rolled' if res.rerolls else ''}: the {who} wins.",
                        attacker.id, winner=who, **nums))
@@ -967,7 +968,7 @@ def _build(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlSt
             raise Illegal("build.development", f"No {kind} on {_name(h)}: {why}.", {"occupancy": state.occupancy(h)})
         state = replace(state, developments=state.developments + (Development(h, kind, player),))
         state = state.with_purse(player, gold=gold - price)
-        return state, [_fixed(_ok("build.development", f"{player} builds a {kind} on {_name(h)} for {price} gold.", None,
+        return state, [_fixed(_ok("build.development", f"{player} builds {'an' if kind[:1] in 'aeiou' else 'a'} {kind} on {_name(h)} for {price} gold.", None,
                                   gold_left=gold - price, occupancy=state.occupancy(h)), fix.development_on(kind, h, player))]
     return _build_unit(state, action, kind, player, gold, price)
 

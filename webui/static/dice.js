@@ -4,7 +4,7 @@
 // verdict worked through, a correction of the faces after it, and the "Roll for us" choice.
 // The server's dice state (GET /api/live/dice, the same object as every frame message's "dice") is all it shows.
 import { api } from "/static/feed.js";
-import { named, nameOf } from "/static/table_view.js";
+import { named, nameOf, namesKnownCount } from "/static/table_view.js";
 import { counted, sentence } from "/static/words.js";
 
 const POLL_MS = 2000;
@@ -124,12 +124,14 @@ export function startDice({ onRuled } = {}) {
     return u && u.owner ? String(u.owner) : "";
   }
 
-  // A message is about the roll pending when it is said: it goes when another roll waits or none does.
+  // A message is about the roll pending and the last roll ruled when it is said: it goes when either changes (another
+  // roll waits, none does, an Undo took the last one back).
   let saidFor = null;
+  const rollsNow = () => JSON.stringify([dice && dice.pending ? dice.pending.id : null, dice && dice.last ? dice.last.id : null]);
   function say(text, kind) {
     el.msg.textContent = text || "";
     el.msg.className = `dice-msg ${kind || ""}`;
-    saidFor = dice && dice.pending ? dice.pending.id : null;
+    saidFor = rollsNow();
   }
 
   const request = () => (dice && dice.pending ? dice.pending.request : null);
@@ -148,8 +150,8 @@ export function startDice({ onRuled } = {}) {
     const nowPending = dice && dice.pending ? dice.pending.id : null;
     if (wasPending !== null && nowPending !== wasPending && onRuled) onRuled(null);  // answered here or elsewhere
     wasPending = nowPending;
-    if (el.msg.textContent && nowPending !== saidFor) say("");
-    const key = JSON.stringify([dice, typed, buffer, camFaces, picking, correcting, correctPick, busy, owners]);
+    if (el.msg.textContent && rollsNow() !== saidFor) say("");
+    const key = JSON.stringify([dice, typed, buffer, camFaces, picking, correcting, correctPick, busy, owners, namesKnownCount()]);
     if (key === shownKey && !force) return;
     shownKey = key;
     const p = dice && dice.pending;
@@ -360,7 +362,7 @@ export function startDice({ onRuled } = {}) {
   function showVerdict(last) {
     el.verdict.hidden = !last;
     if (!last) { el.verdict.dataset.id = ""; return; }
-    const key = JSON.stringify([last, Boolean(correcting), (dice && dice.correct_refused) || ""]);
+    const key = JSON.stringify([last, Boolean(correcting), (dice && dice.correct_refused) || "", namesKnownCount()]);
     if (el.verdict.dataset.key === key) return;
     el.verdict.dataset.key = key;
     el.verdict.dataset.id = String(last.id);

@@ -30,6 +30,8 @@ const GONE_FRAMES = 20;
 
 // Units by tag id (name, owner): from the roster, then from every frame. Words are shown, ids only as a detail.
 const UNITS = new Map();
+// How many units have names (a panel that wrote "unit 10" before the names came writes its words again).
+export const namesKnownCount = () => UNITS.size;
 export function noteUnits(list) { for (const u of list || []) if (u && u.tag !== undefined && u.name) UNITS.set(Number(u.tag), { name: u.name, owner: u.owner }); }
 // The event log waits for these names, so that it never shows "tag 12" for a unit the roster names. The roster is the
 // shown table's own: the live setup's (/api/setup), a replay's (/api/replay/<name>/setup), fetched once by the first
@@ -65,6 +67,12 @@ export function describeEvent(e) {
   if (e.type === "verdict") return sentence(`${e.event === "declared" ? "declared, " : ""}${e.outcome}: ${named(e.message)}`);
   if (e.type === "unknown_tag") return `A tag ${e.tag} that is in no roster is on the table: add it to the roster, or take it away`;
   if (e.type === "duplicate_tag") return `Two bases show tag ${e.tag}${UNITS.has(Number(e.tag)) ? ` (${nameOf(e.tag)})` : ""}: give each base a tag of its own`;
+  if (e.type === "roll") {  // the faces a rule took, and where they came from
+    const faces = (e.faces || []).join(" ");
+    const from = e.by === "tablesight" ? "rolled by Tablesight" : { typed: "typed in", camera: "read by the camera", phone: "read by the phone" }[e.source] || "";
+    return sentence(`${named(String(e.what || "a roll"))}: ${(e.faces || []).length} d${e.sides} rolled ${faces}${from ? ` (${from})` : ""}`);
+  }
+  if (e.type === "roll_correction") return `Dice corrected from ${(e.faces_before || []).join(" ")} to ${(e.faces || []).join(" ")}`;
   if (e.type === "camera_moved") return `The camera moved (the anchors shifted ${Number(e.anchor_shift_px).toFixed(1)} px): its place was worked out again`;
   if (e.message) return sentence(`${e.type.replace(/_/g, " ")}: ${named(e.message)}`);
   return sentence(`${e.type.replace(/_/g, " ")}${e.tag !== undefined ? " " + nameOf(e.tag) : ""}`);
@@ -237,7 +245,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
   // bring the same verdicts: the list shows them once); a declaration's, with its number: the same action declared
   // again at that frame (after an Undo) is listed anew
   const entryKey = (e) => `${e.frame}|${e.type}|${e.tag}|${e.rule}|${e.unit}`
-    + (e.event === "declared" ? `|${e.message}` + (e.declaration ? `|d${e.declaration}` : "") : "");
+    + (e.event === "declared" ? `|${e.message}` + (e.declaration ? `|d${e.declaration}` : "") : "")
+    + (e.type === "roll" || e.type === "roll_correction" ? `|${e.what}|${(e.faces_before || []).join(",")}|${(e.faces || []).join(",")}` : "");
   const undoneDeclarations = new Set();  // the declarations an Undo took back (their verdicts' "declaration")
   // entries wait for the list's next rewrite: PANEL_EVERY_MS after the last one (the list asked for at load too)
   function showSoon(list) {
@@ -282,8 +291,8 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
     while (events.children.length > EVENT_LIMIT) forget(events.lastChild);
   }
   function forget(li) { seen.delete(li.dataset.key); li.remove(); }
-  // The verdicts of the declarations an Undo took back are struck out, and can no longer be overruled (in whichever
-  // order the feed, the log and the answers bring them)
+  // The verdicts of the declarations an Undo took back, or whose dice were corrected (ruled again), are struck out
+  // and can no longer be overruled (in whichever order the feed, the log and the answers bring them)
   function undone(declarations) {
     for (const n of declarations) {
       undoneDeclarations.add(n);
@@ -292,7 +301,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
   }
   function struck(li) {
     li.classList.add("undone");
-    li.title = "Taken back by Undo";
+    li.title = "Taken back: undone, or ruled again with corrected dice";
     for (const b of li.querySelectorAll("button.overrule-open, form.overrule")) b.remove();
   }
   // A new pass empties the list with its next rewrite (the last pass's entries stay until then): the list changes
@@ -382,6 +391,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
   const asShownOnBoard = (k, v) => (typeof v !== "number" ? v : k === "yaw_deg" ? Math.round(v / 2) : Math.round(v * 50));
 
   let panelTimer = null, panelDue = null;
+  let endedAt = -Infinity;  // when the page was told the recording ended (performance.now())
   function flushPanel() {  // show the frame the throttle held back, if one is due
     const args = panelDue;
     if (panelTimer !== null) { clearTimeout(panelTimer); panelTimer = null; }
@@ -435,10 +445,12 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
       if (msg.events && msg.events.length) queueEvents(msg.events);
       const shown = (msg.verdicts || []).map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })).filter(listed);
       if (shown.length) queueEvents(shown);
-      if (!["lost", "error"].includes(st.status)) banner("");
+      // a frame clears the banner, unless it came before the status that set it (its picture decodes meanwhile)
+      if (!["lost", "error"].includes(st.status) && !(received < endedAt)) banner("");
       if (onFrame) onFrame(msg);
     },
     onStatus(msg) {
+      endedAt = msg.status === "ended" ? performance.now() : -Infinity;
       if (msg.status === "lost" || msg.status === "error" || msg.status === "disconnected") banner(msg.message || "The camera is lost.", "bad");
       else if (msg.status === "ended") banner(msg.message || "The recording has ended.", "info");
       else if (msg.status === "ok" || msg.status === "connected") banner("");
