@@ -92,7 +92,7 @@ def save(page: Any, app: Any, setup_dir: Path, game: str) -> dict[str, Any]:
     page.wait_for_function("/Saved|new game/.test(document.getElementById('save-msg').textContent)", timeout=20000)
     if page.locator("#restart-save").count():  # the setup would restart the game, or it carries the game on
         said = str(page.text_content("#save-msg"))
-        assert "afresh" in said or "in progress goes on" in said, said
+        assert "starts a new game" in said or "in progress goes on" in said, said
         page.click("#restart-save")
         page.wait_for_function("/^Saved.*has started/.test(document.getElementById('save-msg').textContent)",
                                timeout=20000)
