@@ -223,10 +223,11 @@ def test_another_game_saved_over_the_samples_recording_starts_without_asking(tmp
                             .read_text(encoding="utf-8"))
     with LocalClient(create_app(settings)) as c:
         loop = _paused_at_0(c.app)
-        assert loop.pipeline.plays_script
+        old = loop.pipeline
+        assert old.plays_script
         r = c.put("/api/roster", json=hex_roster)
         assert r.status_code == 200, r.text
-        pipe = _new_pipeline(loop, loop.pipeline)
+        pipe = _new_pipeline(loop, old)
         assert pipe.game.name == "hex_skirmish" and not pipe.plays_script
 
 
