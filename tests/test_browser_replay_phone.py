@@ -144,6 +144,7 @@ def test_a_game_of_the_players_own_on_the_sample_is_kept_and_the_page_says_so(br
         roster = httpx.get(url + "/api/roster", timeout=30).json()["roster"]
         r = httpx.put(url + "/api/roster?restart=true", json=roster, headers=SAME_ORIGIN, timeout=30)
         assert r.status_code == 200, r.text
+        run = loop.run  # the players' game's (a new game starts a new run)
         loop.set_speed(8.0)
         ctx, pg = _page(browser, 1280, 800)
         try:
@@ -151,9 +152,9 @@ def test_a_game_of_the_players_own_on_the_sample_is_kept_and_the_page_says_so(br
             pg.wait_for_function("document.getElementById('banner').textContent === 'The sample has ended on its last "
                                  "frame; your game is kept as it stands.' && !document.getElementById('banner').hidden",
                                  timeout=60000)
-            frames = loop.status().frames
-            assert pg.evaluate("document.getElementById('camera').dataset.frame") == str(frames - 1)
+            last = loop.status().frames - 1
+            pg.wait_for_function(f"document.getElementById('camera').dataset.frame === '{last}'", timeout=20000)
             pg.wait_for_timeout(1500)  # nothing after it takes the sentence away
-            assert pg.is_visible("#banner") and loop.run == 1  # the players' game: no new pass
+            assert pg.is_visible("#banner") and loop.run == run  # the players' game: no new pass
         finally:
             ctx.close()
