@@ -144,7 +144,6 @@ def test_a_game_of_the_players_own_on_the_sample_is_kept_and_the_page_says_so(br
         roster = httpx.get(url + "/api/roster", timeout=30).json()["roster"]
         r = httpx.put(url + "/api/roster?restart=true", json=roster, headers=SAME_ORIGIN, timeout=30)
         assert r.status_code == 200, r.text
-        run = loop.run  # the players' game's (a new game starts a new run)
         loop.set_speed(8.0)
         ctx, pg = _page(browser, 1280, 800)
         try:
@@ -154,7 +153,8 @@ def test_a_game_of_the_players_own_on_the_sample_is_kept_and_the_page_says_so(br
                                  timeout=60000)
             last = loop.status().frames - 1
             pg.wait_for_function(f"document.getElementById('camera').dataset.frame === '{last}'", timeout=20000)
-            pg.wait_for_timeout(1500)  # nothing after it takes the sentence away
-            assert pg.is_visible("#banner") and loop.run == run  # the players' game: no new pass
+            run = loop.run
+            pg.wait_for_timeout(1500)  # nothing after it takes the sentence away, and no new pass starts
+            assert pg.is_visible("#banner") and loop.run == run and loop.status().frame_index == last
         finally:
             ctx.close()
