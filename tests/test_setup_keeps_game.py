@@ -189,8 +189,10 @@ def test_a_declaration_on_the_scripted_sample_is_not_kept(tmp_path: Path) -> Non
 
 def test_a_new_game_on_the_looping_sample_is_kept_when_the_sample_ends(tmp_path: Path) -> None:
     """The players' own game on the bundled sample: the recording's script is dropped (their stockpiles are theirs
-    to place) and at the sample's last frame it stops there instead of starting a new pass, which lost their game."""
-    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
+    to place) and at the sample's last frame it stops there instead of starting a new pass, which lost their game.
+    Nobody watches here, so the sample is told not to idle (it would wait on a slow machine before its end)."""
+    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions",
+                        sample_idles=False)
     with LocalClient(create_app(settings)) as c:
         loop = _paused_at_0(c.app)
         roster = c.get("/api/roster").json()["roster"]
