@@ -874,6 +874,12 @@ class LiveLoop:
         self._encoder.submit(message, result, started, picture=not self._playing,
                              complete=lambda m: add_image_shapes(m, result, self._shape_memo))
 
+    @property
+    def published(self) -> int:
+        """Frame messages published so far: the `sent` number of the newest. Read before the events log, every entry
+        the log lacks is in a message numbered after it."""
+        return self._encoder.sent
+
     def sent_after(self, sent: int, before: int | None = None) -> list[dict[str, Any]]:
         """The events and verdicts of the frame messages published after message `sent` (`FramePublisher.sent_after`)."""
         return self._encoder.sent_after(sent, before)

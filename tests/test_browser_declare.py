@@ -104,6 +104,42 @@ def test_clicking_a_declared_action_shows_its_verdict(server: tuple[str, Any], p
     assert fold.text_content() == f"Show all {len(group['actions'])}, or click a unit on the table to see only its actions"
 
 
+def test_a_declaration_ruled_during_a_reload_is_listed(server: tuple[str, Any], page: Any) -> None:
+    """The events list was read before a declaration was ruled, and the page began to watch after the frame message
+    that carried its verdicts (a reload at that moment): the page asks for the messages between the two, and lists
+    the declaration all the same."""
+    url, app = server
+    live = app.state.runtime.live
+    deadline = time.monotonic() + 60
+    while live.status().status != "ended":
+        assert time.monotonic() < deadline, live.status()
+        time.sleep(0.1)
+    stale = httpx.get(url + "/api/live/events", headers=SAME_ORIGIN).json()
+    assert stale["sent"] == live.published
+    listed = httpx.get(url + "/api/live/actions", headers=SAME_ORIGIN).json()
+    action = listed["groups"][0]["actions"][0]["action"]
+    answer = httpx.post(url + "/api/live/declare", json={"action": action}, headers=SAME_ORIGIN).json()
+    number = next(v["declaration"] for v in answer["verdicts"] if v.get("event") == "declared")
+    deadline = time.monotonic() + 20
+    while not any(e.get("declaration") == number for e in list(live.events)):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    # a second declaration goes out in a message of its own: the newest message holds no entry of the first
+    listed = httpx.get(url + "/api/live/actions", headers=SAME_ORIGIN).json()
+    second = httpx.post(url + "/api/live/declare", json={"action": listed["groups"][0]["actions"][0]["action"]},
+                        headers=SAME_ORIGIN).json()
+    assert any(v.get("event") == "declared" for v in second["verdicts"]), second
+    newest = max(v["declaration"] for v in second["verdicts"] if v.get("event") == "declared")
+    while not any(e.get("declaration") == newest for e in list(live.events)):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    page.route("**/api/live/events*", lambda route: route.fulfill(status=200, content_type="application/json",
+                                                                 body=json.dumps(stale)))
+    page.goto(url + "/")
+    page.wait_for_function(f"document.querySelector('#events li[data-declaration=\"{number}\"]') !== null",
+                           timeout=20000)
+
+
 @pytest.fixture(scope="module")
 def magni_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
     """The Magni sample's first frames, without its declarations: the game waits in its lead phase, whose 100

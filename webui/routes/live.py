@@ -109,9 +109,12 @@ def live_status(runtime: RuntimeDep) -> dict[str, Any]:
 
 @router.get("/api/live/events")
 def live_events(runtime: RuntimeDep, since: int = -1) -> dict[str, Any]:
+    """The events list so far; `sent`: the frame messages published before it was read (an entry it lacks, appended
+    while it was read or since, is in a message numbered after `sent`: /api/live/skipped has it)."""
     run = runtime.live.run  # the pass of a looping recording the log is of (it starts afresh at each pass)
+    sent = runtime.live.published  # read first (see above)
     events = [e for e in list(runtime.live.events) if int(e.get("frame", 0)) > since]
-    return {"events": events[-500:], "run": run}
+    return {"events": events[-500:], "run": run, "sent": sent}
 
 
 @router.get("/api/live/skipped")

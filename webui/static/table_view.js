@@ -208,11 +208,22 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
   state.namesKnown = rosterNames(setupPath);
   // the list so far, of the pass it was asked in (`listRun`): a page whose first frame is of the next pass empties it
   let listRun = null;
+  // the frame messages published before the list was read (`listSent`) and the page's first frame message: the
+  // entries of the messages between them came before this page watched and after the list was read (a declaration
+  // ruled during a reload), and are asked for as a skipped frame's are
+  let listSent = null, firstSeen = null, gapAsked = false;
+  function askListGap() {
+    if (gapAsked || listSent === null || firstSeen === null) return;
+    gapAsked = true;
+    if (firstSeen.sent - listSent > firstSeen.covered.size) askSkipped(listSent, firstSeen.sent, run, firstSeen.covered);
+  }
   if (eventsPath) {
     state.namesKnown.then(() => api(eventsPath)).then((r) => {
       if (run !== null && r.run !== undefined && r.run !== run) return;  // asked in the pass before the one shown
       listRun = r.run ?? null;
+      listSent = typeof r.sent === "number" ? r.sent : null;
       showSoon(r.events || []);
+      askListGap();
     }).catch(() => {});
   }
 
@@ -434,6 +445,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
         run = msg.run ?? null;
       }
       const covered = new Set(msg.covered || [msg.sent]);  // the messages whose entries this one holds
+      if (firstSeen === null && typeof msg.sent === "number") { firstSeen = { sent: msg.sent, covered }; askListGap(); }
       if (skippedPath && lastSent !== null && msg.sent - lastSent > covered.size) askSkipped(lastSent, msg.sent, run, covered);
       if (msg.sent !== undefined) lastSent = msg.sent;
       // the game changed at this frame (a move ruled, a new turn, a new pass): the panel says so now, not at its
