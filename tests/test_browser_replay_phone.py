@@ -130,6 +130,27 @@ def test_no_page_is_wider_than_a_phone(server: str, browser: Any, path: str) -> 
         ctx.close()
 
 
+def test_the_units_are_cards_on_a_phone(server: str, browser: Any) -> None:
+    """At 390 px the New game page's units table does not scroll sideways (it was 914 px wide in its box, Side and
+    Base off screen): each unit is a card, each field under its column's name."""
+    ctx, pg = _page(browser, 390, 844)
+    try:
+        pg.goto(server + "/setup")
+        pg.wait_for_selector("#units tbody tr")
+        box = pg.evaluate("(() => { const b = document.querySelector('#units').parentElement;"
+                          " return [b.scrollWidth, b.clientWidth]; })()")
+        assert box[0] <= box[1], box
+        side = pg.locator("#units tbody tr").first.locator("select[data-key=owner]")
+        right = pg.evaluate("(e) => e.getBoundingClientRect().right", side.element_handle())
+        assert 0 < right <= 390, right
+        label = pg.evaluate("(e) => getComputedStyle(e.parentElement, '::before').content", side.element_handle())
+        assert label == '"Side"', label
+        pg.locator("#units").scroll_into_view_if_needed()
+        pg.screenshot(path="/tmp/tablesight-browser-setup-phone.png")
+    finally:
+        ctx.close()
+
+
 def test_a_game_of_the_players_own_on_the_sample_is_kept_and_the_page_says_so(browser: Any, tmp_path: Path) -> None:
     """A new game set up while the sample plays: at the sample's last frame the page keeps showing that frame and says
     the game is kept (the banner was cleared by that frame, whose picture decoded after the status came)."""
