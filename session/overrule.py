@@ -62,6 +62,8 @@ class Overrules:
     def __init__(self) -> None:
         self.ruled: OrderedDict[VerdictKey, str] = OrderedDict()
         """Outcome of each remembered verdict, as the camera and the rules gave it."""
+        self.said: dict[VerdictKey, str] = {}
+        """What each remembered verdict said (its message), so that an overrule names it in the game's words."""
         self.overruled: dict[VerdictKey, Mapping[str, Any]] = {}
         """Verdict -> the overrule that stands for it (the first)."""
         self.corrections: dict[UnitId, tuple[float, float]] = {}
@@ -75,6 +77,7 @@ class Overrules:
         a replay resumed from it tells "nothing ruled since" as the live table did."""
         out = Overrules()
         out.ruled = OrderedDict(self.ruled)
+        out.said = dict(self.said)
         out.overruled = {k: dict(v) for k, v in self.overruled.items()}
         out.corrections = dict(self.corrections)
         out.taken_back = dict(self.taken_back)
@@ -85,13 +88,15 @@ class Overrules:
             key = verdict_key(frame, v)
             self.ruled[key] = str(v.get("outcome", ""))
             self.ruled.move_to_end(key)
+            self.said[key] = str(v.get("message") or "")
         while len(self.ruled) > HISTORY:
-            self.ruled.popitem(last=False)
+            self.said.pop(self.ruled.popitem(last=False)[0], None)
 
     def forget(self, keys: Iterable[VerdictKey]) -> None:
         """The verdicts of an action taken back (Undo): they stand no more, so none of them can be overruled."""
         for key in keys:
             self.ruled.pop(key, None)
+            self.said.pop(key, None)
 
     def moved(self, unit: UnitId) -> None:
         """The camera saw `unit` move or put down again: its correction no longer holds."""
@@ -122,7 +127,8 @@ class Overrules:
         first = self.overruled.get(key)
         standing = first["outcome"] if first is not None else camera
         if outcome == standing:
-            raise RulesInputError(f"The verdict {rule} on {name} at frame {frame} already stands as {outcome}; an "
+            raise RulesInputError(f"The verdict {_quoted(self.said.get(key, ''), rule, frame)} on {name} already "
+                                  f"stands as {outcome}; an "
                                   "overrule must change it.")
         numbers: dict[str, Any] = {"frame": frame, "rule": rule, "camera_outcome": camera, "outcome": outcome,
                                    "by": by, "reason": reason, "side": side}
@@ -144,9 +150,10 @@ class Overrules:
         numbers["undone"] = undone
         numbers["put_back"] = put_back
         who = f"{by} ({side})" if side and side != by else by  # a player named as their side: once
-        words = (f"{who} overruled {first['by']}'s overrule on {name}: {rule} at frame {frame} now stands as {outcome}"
+        verdict = _quoted(self.said.get(key, ""), rule, frame)
+        words = (f"{who} overruled {first['by']}'s overrule on {name}: {verdict} now stands as {outcome}"
                  if first is not None else
-                 f"{who} overruled the camera on {name}: {rule} at frame {frame} was {camera}, now {outcome}")
+                 f"{who} overruled the camera on {name}: {verdict} was {camera}, now {outcome}")
         tail = "; the action is taken back" if undone else "; the action is put back" if put_back else ""
         return OverruleRuling([{"rule": "tablesight.overrule", "outcome": Outcome.INFO.value, "unit": unit,
                                 "numbers": numbers, "message": words + tail + f". Why: {reason}"}], state, last)
@@ -254,3 +261,18 @@ def correction_of(action: Action) -> tuple[float, float, str, str]:
             or not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in at)):
         raise RulesInputError('A position correction gives "at_in": [x, y], table inches.')
     return float(at[0]), float(at[1]), _text(action.params, "by", 60), _text(action.params, "reason", 300)
+
+
+SAID_CHARS = 120
+"""An overrule quotes the verdict it overrules up to this many characters."""
+
+
+def _quoted(said: str, rule: str, frame: int) -> str:
+    """The verdict an overrule is about, in the game's words: '"Blue 3 is within 1\" of Red 4" (frame 2)'; its rule
+    name when it said nothing."""
+    text = said.strip().rstrip(".")
+    if not text:
+        return f"{rule} at frame {frame}"
+    if len(text) > SAID_CHARS:
+        text = text[:SAID_CHARS - 1].rstrip() + "…"
+    return f"“{text}” (frame {frame})"

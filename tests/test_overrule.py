@@ -101,8 +101,8 @@ def test_an_overrule_must_change_the_verdict() -> None:
     out = _declared({76: [_overrule("illegal", "Anna")]})  # the camera said illegal: illegal to illegal
     (refused,) = out[76]
     assert refused["outcome"] == "illegal" and refused["rule"] == "tablesight.overrule"
-    assert refused["message"] == ("The verdict valknut.move.distance on Blue 3 at frame 73 already stands as "
-                                  "illegal; an overrule must change it.")
+    assert refused["message"] == ('The verdict “Unit 17 moved 7.279" ± 0.004", its Speed 6": illegal” (frame 73) on '
+                                  "Blue 3 already stands as illegal; an overrule must change it.")
 
 
 def test_tablesights_own_records_are_not_overruled() -> None:
@@ -123,8 +123,9 @@ def test_the_other_side_may_undo_an_overrule_and_the_same_side_may_not() -> None
     (undo,) = out[78]
     assert undo["rule"] == "tablesight.overrule" and undo["outcome"] == "info"
     assert undo["numbers"]["outcome"] == "illegal" and undo["numbers"]["side"] == "red"
-    assert undo["message"].startswith("Rita (red) overruled Anna's overrule on Blue 3: valknut.move.distance at "
-                                      "frame 73 now stands as illegal")
+    # the verdict in the game's words, not its rule name
+    assert undo["message"].startswith("Rita (red) overruled Anna's overrule on Blue 3: “Unit 17 moved 7.279\" ± "
+                                      "0.004\", its Speed 6\": illegal” (frame 73) now stands as illegal")
     (unknown,) = out[79]
     assert unknown["outcome"] == "illegal" and "one of the sides in the roster" in unknown["message"]
 
@@ -330,3 +331,13 @@ def test_live_page_overrules_a_verdict(server: str) -> None:
 def test_a_player_who_signs_with_their_sides_name_is_named_once() -> None:
     (said,) = _declared({76: [_overrule("legal", "blue", "blue")]})[76]
     assert said["message"].startswith("blue overruled the camera on Blue 3"), said["message"]
+
+
+def test_an_overrule_quotes_the_verdict_it_overrules() -> None:
+    """The verdict in its own words, cut at SAID_CHARS; its rule name only when it said nothing."""
+    from session.overrule import SAID_CHARS, _quoted
+
+    assert _quoted("Blue 3 is within 1\" of Red 4.", "valknut.engagement", 12) == "“Blue 3 is within 1\" of Red 4” (frame 12)"
+    assert _quoted("", "valknut.engagement", 12) == "valknut.engagement at frame 12"
+    long = _quoted("x" * 300, "r", 1)
+    assert long == "“" + "x" * (SAID_CHARS - 1) + "…” (frame 1)"
