@@ -94,7 +94,8 @@ def test_clicking_a_declared_action_shows_its_verdict(server: tuple[str, Any], p
         listed = httpx.get(url + "/api/live/actions", headers=SAME_ORIGIN).json()
         if listed["status"]["phase"] == "turn_start":
             break
-        first = listed["groups"][0]["actions"][0]["action"] if listed["groups"] else next(
+        taken = [x["action"] for g in listed["groups"] for x in g["actions"] if x["legal"]]  # a standing figure's
+        first = taken[0] if taken else next(
             a for a in pipe.game.legal_actions(pipe.state, dict(pipe.positions)) if a.kind == "deploy").to_json()
         assert httpx.post(url + "/api/live/declare", json={"action": first}, headers=SAME_ORIGIN).status_code == 200
     (group,) = listed["groups"]

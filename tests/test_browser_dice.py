@@ -163,8 +163,7 @@ def test_valknut_attack_takes_the_typed_faces(server: tuple[str, Any], browser: 
     new_game(url, app, roster_json("valknut"))
     # set up by the players (stockpiles, the roll-off [6, 2]: the first player, red, wins, deployment) ...
     listed = play_until(url, lambda a: a["status"]["phase"] == "activations",
-                        pick=lambda a: _roll_off(a["groups"][0]["actions"][0]["action"]) if a["groups"]
-                        else _camera_deploy(app))
+                        pick=setting_up(app))
     label = "Red: red 13 attacks blue 22"
     assert label in labels(listed)
     pipe = app.state.runtime.live.pipeline
@@ -252,7 +251,7 @@ def test_undo_strikes_the_attacks_verdicts_and_the_same_attack_again_is_listed_a
     url, app = server
     new_game(url, app, roster_json("valknut"))
     play_until(url, lambda a: a["status"]["phase"] == "activations",
-               pick=lambda a: _roll_off(a["groups"][0]["actions"][0]["action"]) if a["groups"] else _camera_deploy(app))
+               pick=setting_up(app))
     sight = "li[data-key*='|verdict|undefined|valknut.attack.sight|13|']"  # legal: it can be overruled
     with checked_page(browser, viewport=DESKTOP) as page:
         declare_on_page(page, url, "attack", "Red: red 13 attacks blue 22")
@@ -286,8 +285,7 @@ def test_a_dice_state_older_than_the_answered_roll_never_brings_it_back(server: 
     url, app = server
     new_game(url, app, roster_json("valknut"))
     listed = play_until(url, lambda a: a["status"]["phase"] == "activations",
-                        pick=lambda a: _roll_off(a["groups"][0]["actions"][0]["action"]) if a["groups"]
-                        else _camera_deploy(app))
+                        pick=setting_up(app))
     label = next(x for x in labels(listed) if re.fullmatch(r"Red: red \d+ attacks blue \d+", x))
     held: list[tuple[Any, Any]] = []  # the first poll's route and the server's reply to it
 
@@ -332,6 +330,13 @@ def _camera_deploy(app: Any) -> dict[str, Any]:
     next unit to place, at a spot in its Drop Zone."""
     pipe = app.state.runtime.live.pipeline
     return next(a for a in pipe.game.legal_actions(pipe.state, dict(pipe.positions)) if a.kind == "deploy").to_json()
+
+
+def setting_up(app: Any) -> Any:
+    """Valknut set up as the players would: the first action offered, with the roll-off's faces; in deployment the
+    camera's next deployment (the list offers only the sample's standing figures there, not all of them legal)."""
+    return lambda a: (_camera_deploy(app) if a["status"]["phase"] == "deploy" or not a["groups"]
+                      else _roll_off(a["groups"][0]["actions"][0]["action"]))
 
 
 def _roll_off(action: dict[str, Any]) -> dict[str, Any]:

@@ -264,3 +264,28 @@ def test_the_new_actions_in_the_rule_books_words() -> None:
     assert GAME.describe(Action("drop_runestone", 10), names) == "Red 1 drops a Runestone"
     assert GAME.describe(Action("deploy", 20, {"to": [27.0, 19.0]}), names) == "deploy Blue 1 at (27.0, 19.0)"
     assert GAME.kind_titles["choose_penalty"] == "Reinforcements depleted: choose a penalty"
+
+
+def test_figures_already_standing_are_offered_as_deployments_where_they_stand() -> None:
+    """Figures set out before deployment began were never seen put down, so the camera deployed none of them: the
+    Declare list offers each one's deployment where it stands, taken for the side to deploy within its Drop Zone
+    and refused (with the reason, when tried) otherwise."""
+    from rules.engine import Placement
+    from webui.routes.live import _actions, standing_put_downs
+
+    state, _ = deploying()
+    positions = {10: Placement(10, 8.0, 9.5), 11: Placement(11, 12.0, 5.0), 20: Placement(20, 25.0, 18.0)}
+    offered = {a.unit: (a, ok) for a, ok in standing_put_downs(GAME, state, positions)}
+    assert offered[10] == (Action("deploy", 10, {"to": [8.0, 9.5]}), True)
+    assert offered[11][1] is False  # 2.5" outside red's Drop Zone
+    assert offered[20][1] is False  # blue's, but red deploys now
+    assert [a.unit for a, _ in standing_put_downs(GAME, state, positions, unit=20)] == [20]
+    # the live page's list: red's standing figure as a legal deployment, the game no longer "waiting for the camera"
+    answer = _actions(GAME, state, positions, None, None, None)
+    (group,) = answer["groups"]
+    assert group["kind"] == "deploy" and [a["legal"] for a in group["actions"]] == [True, False, False]
+    assert group["actions"][0]["label"] == "Deploy tag 10 at (8.0, 9.5), where it stands"
+    res = GAME.apply(state, positions, offered[10][0], None)
+    assert res.legal and res.state.unit(10).on_table and GAME.status(res.state).player == "blue"
+    # once deployment is over nothing standing is offered (a figure put down then is no news)
+    assert standing_put_downs(GAME, replace(state, phase="activations"), positions) == []

@@ -166,7 +166,14 @@ def test_actions_filtered_to_a_unit_keep_only_its_own(client: TestClient) -> Non
     for action in _stockpiles_and_zones(client):
         _declare(client, action)
     a = _actions(client)
-    assert a["status"]["phase"] == "deploy" and a["groups"] == []  # deploying is the camera's: no fixed points
+    # deploying is the camera's: no fixed points; only the figures the sample already has standing, each where it stands
+    assert a["status"]["phase"] == "deploy"
+    pipe = client.app.state.runtime.live.pipeline  # type: ignore[attr-defined]
+    offered = [x for g in a["groups"] for x in g["actions"]]
+    assert offered and all(x["label"].endswith(", where it stands") and x["action"]["kind"] == "deploy" for x in offered)
+    for x in offered:
+        p = pipe.positions[x["action"]["unit"]]
+        assert x["action"]["params"]["to"][:2] == pytest.approx([p.x, p.y])
     loop = client.app.state.runtime.live  # type: ignore[attr-defined]
     while _actions(client)["status"]["phase"] == "deploy":
         _declare(client, _camera_deploy(loop))

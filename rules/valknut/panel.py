@@ -132,7 +132,8 @@ def to_do(table: Table) -> tuple[str, ...]:
         placer = deployer(state)
         waiting = [u for u in state.units if u.owner == placer and not u.on_table]
         return (f"{placer} puts a unit down wholly within its Drop Zone (section {state.drop_zone(str(placer))}); "
-                f"the camera deploys it where it stands: {_names(state, waiting)}",)
+                f"the camera deploys it where it stands (one already standing there: declare it on the Declare list): "
+                f"{_names(state, waiting)}",)
     if state.phase == "turn_start":
         lines: list[str] = []
         stepping = [u for u in state.units if not u.stepped]

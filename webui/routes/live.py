@@ -270,6 +270,27 @@ class _Answered:
 _answered = _Answered()
 
 
+def standing_put_downs(game: Game, state: Any, positions: dict[Any, Any], unit: int | None = None,
+                       ) -> list[tuple[Action, bool]]:
+    """The camera's put-downs (Valknut's "deploy" and "redeploy") of units already standing on the table, each with
+    whether the rules take it now: what the camera would have ruled had it seen each one put down where it stands.
+    A figure set out before the game was saved, or before its deployment began, was never seen put down; the
+    players declare it instead of lifting it and putting it down again."""
+    out: list[tuple[Action, bool]] = []
+    for tag, p in positions.items():
+        if unit is not None and tag != unit:
+            continue
+        try:
+            action = game.camera_action(state, tag, "placed", (float(p.x), float(p.y)), positions=positions)
+            if action is None or action.kind not in game.camera_kinds or action.kind in ("move", "disengage"):
+                continue
+            ruled = game.apply(state, positions, action, None)
+        except RulesInputError:
+            continue
+        out.append((action, ruled.pending is None and not any(v.outcome.value == "illegal" for v in ruled.verdicts)))
+    return out
+
+
 def _actions(game: Game, state: Any, positions: dict[Any, Any], roster: Roster | None, unit: int | None,
              point: tuple[float, float] | None) -> dict[str, Any]:
     """/api/live/actions' answer for one state of the game and one set of the units' places."""
@@ -285,6 +306,10 @@ def _actions(game: Game, state: Any, positions: dict[Any, Any], roster: Roster |
         legal = set()
     status = game_status(game, state, [a for a in every if _key(a) in legal], roster)
     offered = [a for a in every if a.kind not in game.camera_kinds and (unit is None or a.unit in (None, unit))]
+    standing = standing_put_downs(game, state, positions, unit) if point is None else []
+    offered += [a for a, _ in standing]
+    legal |= {_key(a) for a, ok in standing if ok}
+    where_it_stands = {_key(a) for a, _ in standing}
     shown = offered[:MAX_ACTIONS]
     groups: dict[str, list[dict[str, Any]]] = {}
     for a in shown:
@@ -292,8 +317,8 @@ def _actions(game: Game, state: Any, positions: dict[Any, Any], roster: Roster |
             else None
         if owner is None and a.unit is None and "player" not in a.params:
             owner = status["player"]  # an action of no unit's is the player's to act
-        groups.setdefault(a.kind, []).append({"label": action_label(game, a, owner, roster, state), "action": a.to_json(),
-                                              "legal": _key(a) in legal})
+        label = action_label(game, a, owner, roster, state) + (", where it stands" if _key(a) in where_it_stands else "")
+        groups.setdefault(a.kind, []).append({"label": label, "action": a.to_json(), "legal": _key(a) in legal})
     message = "" if offered else ("The game is over." if status["phase"] == "over" or game.is_over(state) else
                                   "Nothing to declare there." if point is not None else
                                   "Nothing to declare now: the camera's moves are next.")
