@@ -371,10 +371,11 @@ class Runtime:
         """Whether the live table is ruling a game now (a change that cannot carry it would start it afresh)."""
         return getattr(self.live.pipeline, "state", None) is not None
 
-    def set_roster(self, obj: Any, restart: bool = False) -> Roster:
+    def set_roster(self, obj: Any, restart: bool = False) -> bool:
         """Save and use a roster. A rename (or any change the game does not rule on) keeps the running game; one
         that changes the units would start it afresh, so it is refused with a sentence unless `restart`. With
-        `restart` a new game starts, the same units' too (a rematch)."""
+        `restart` a new game starts, the same units' too (a rematch). True: a game in progress goes on with it
+        (False: a new game starts, or none was in progress)."""
         roster = parse_roster(obj)
         game = find_game(roster.game)
         with self.setup.lock:
@@ -399,8 +400,9 @@ class Runtime:
                 self.setup.game_setup, self.setup.declarations, self.setup.roll_for_us = None, {}, None
         self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
         # "start a new game" starts one, even with the same units; a looping sample then keeps it at its end
+        running = self.game_running() and not recorded
         self.live.rebuild(afresh=restart, players_game=bool(why or restart))
-        return roster
+        return running and not (why or restart)
 
     def set_game(self, name: str) -> str:
         """Rule game `name`; choosing the game already ruled changes nothing (the game goes on)."""

@@ -228,7 +228,8 @@ def test_another_game_saved_over_the_samples_recording_starts_without_asking(tmp
         old = loop.pipeline
         assert old.plays_script
         r = c.put("/api/roster", json=hex_roster)
-        assert r.status_code == 200, r.text
+        # a new game: the page says the game is on the live table (it said "the game in progress goes on")
+        assert r.status_code == 200 and r.json()["game_goes_on"] is False, r.text
         pipe = _new_pipeline(loop, old)
         assert pipe.game.name == "hex_skirmish" and not pipe.plays_script
 

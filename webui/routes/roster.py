@@ -57,8 +57,7 @@ async def put_roster(request: Request, runtime: RuntimeDep, restart: bool = Fals
     raw = await json_body(request, "The roster")
     roster = parse_roster(raw)
     report = army_report(roster, raw)
-    running = runtime.game_running()
-    runtime.set_roster(raw, restart)
+    goes_on = runtime.set_roster(raw, restart)
     # "game_goes_on": a game was in progress and carries on with this roster (a page may offer a new game instead)
     return {"saved": True, "units": len(roster.units), "owners": roster.owners(), "army": report,
-            "game_goes_on": running and not restart}
+            "game_goes_on": goes_on}
