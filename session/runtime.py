@@ -20,7 +20,7 @@ from calibration.errors import CalibrationError, InputError
 from calibration.file_write import FileWriteError, why_not_written, write_file
 from calibration.table import load_calibration
 from rules.engine import RulesInputError, find_game
-from rules.roster import Roster, parse_roster
+from rules.roster import parse_roster
 from rules.terrain import TerrainPiece, parse_terrain, terrain_to_json
 from session.carry import game_title, restart_reason
 from session.dice_watch import TRAY_FILE
