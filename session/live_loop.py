@@ -396,6 +396,9 @@ class LiveLoop:
         self._record_ruled()
         take = getattr(pipe, "take_dice_events", None)
         events = list(take()) if take is not None else []
+        n = next((v["declaration"] for v in verdicts if v.get("declaration")), None)
+        if n is not None:  # its rolls are struck out with its verdicts when an Undo takes it back
+            events = [_OfDeclaration(e, n) for e in events]
         base = self.latest_result
         if base is not None and pipe is not None and int(base.frame_index) == frame:
             again = dataclasses.replace(cast(Any, base), events=tuple(events), verdicts=tuple(verdicts),
@@ -825,16 +828,17 @@ class LiveLoop:
         events = self._note_events(result)
         verdicts = [dict(v) for v in result.verdicts]
         if self.recorder is not None:
-            self.recorder.ruled(int(result.frame_index), events, [recorded(v) for v in verdicts])
-        known = {(e.get("frame"), e.get("type"), e.get("tag"), e.get("rule")) for e in list(self.events)[-200:]}
+            self.recorder.ruled(int(result.frame_index), [recorded(e) for e in events], [recorded(v) for v in verdicts])
+        known = {(e.get("frame"), e.get("type"), e.get("tag"), e.get("rule"), e.get("declaration"))
+                 for e in list(self.events)[-200:]}
         for e in events:
-            if (e.get("frame"), e.get("type"), e.get("tag"), e.get("rule")) not in known:
+            if (e.get("frame"), e.get("type"), e.get("tag"), e.get("rule"), e.get("declaration")) not in known:
                 self.events.append(e)
         for v in verdicts:
             declared = v.get("event") == "declared"
             if declared or v.get("outcome") in ("illegal", "too close to call"):
                 entry = {"type": "verdict", "frame": int(result.frame_index), **v}
-                if declared or (entry["frame"], "verdict", None, v.get("rule")) not in known:
+                if declared or (entry["frame"], "verdict", None, v.get("rule"), None) not in known:
                     self.events.append(entry)
                 if declared and self.store is not None:
                     self.store.add_verdict(entry["frame"], recorded(entry))
@@ -912,6 +916,18 @@ def _answered(state: dict[str, Any]) -> dict[str, Any]:
 PAGE_ONLY = ("declaration", "undoes")
 """A declared verdict's keys for the page alone (its declaration's number, the one an Undo took back): a recording
 keeps its verdicts as a replay rules them."""
+
+
+@dataclass(frozen=True)
+class _OfDeclaration:
+    """A roll (or correction) the players' declaration number `declaration` made: its JSON says the number, for the
+    page only (PAGE_ONLY)."""
+
+    event: Any
+    declaration: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.event.to_json(), "declaration": self.declaration}
 
 
 def recorded(verdict: dict[str, Any]) -> dict[str, Any]:

@@ -267,7 +267,23 @@ def test_undo_strikes_the_attacks_verdicts_and_the_same_attack_again_is_listed_a
         struck = page.locator("#events li.undone").count()
         assert struck >= 3 and page.locator("#events li.undone button.overrule-open").count() == 0  # roll, sight, ...
         assert page.locator("#events li.undone[data-key*='|dice.pending|13|']").count() == 1  # its wait for the dice
+        page.wait_for_selector("#events li.undone[data-key*='|roll|']", timeout=20000)  # and the die rolled for it
         assert _get(url, "/api/live/dice")["last"] is None
+        # after a reload the Undo stays above what it took back (the feed and the log bring them in either order)
+        def log_late(route: Any) -> None:  # the log after the first frame message (which holds the Undo's verdict)
+            time.sleep(1.5)
+            route.continue_()
+
+        for late in (False, True):
+            if late:
+                page.route("**/api/live/events*", log_late)
+            page.reload()
+            page.wait_for_selector(f"#events {sight}.undone", timeout=20000)
+            page.wait_for_selector("#events li[data-key*='|tablesight.undo|']", timeout=20000)
+            keys = page.evaluate("[...document.querySelectorAll('#events li')].map((li) => li.dataset.key)")
+            undo = next(i for i, k in enumerate(keys) if "|tablesight.undo|" in k)
+            assert all(undo < i for i, k in enumerate(keys) if "|valknut.attack.sight|13|" in k or "|roll|" in k), keys
+            assert page.locator("#events li.undone[data-key*='|roll|']").count() == 1
         declare_on_page(page, url, "attack", "Red: red 13 attacks blue 22")  # the page opened afresh: the log again
         page.wait_for_selector("#events li.undone", timeout=20000)  # the log's undo strikes the first out again
         tap_faces(page, [1])

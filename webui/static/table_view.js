@@ -256,8 +256,9 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
   // bring the same verdicts: the list shows them once); a declaration's, with its number: the same action declared
   // again at that frame (after an Undo) is listed anew
   const entryKey = (e) => `${e.frame}|${e.type}|${e.tag}|${e.rule}|${e.unit}`
-    + (e.event === "declared" ? `|${e.message}` + (e.declaration ? `|d${e.declaration}` : "") : "")
-    + (e.type === "roll" || e.type === "roll_correction" ? `|${e.what}|${(e.faces_before || []).join(",")}|${(e.faces || []).join(",")}` : "");
+    + (e.event === "declared" ? `|${e.message}` : "")
+    + (e.type === "roll" || e.type === "roll_correction" ? `|${e.what}|${(e.faces_before || []).join(",")}|${(e.faces || []).join(",")}` : "")
+    + ((e.event === "declared" || e.type === "roll" || e.type === "roll_correction") && e.declaration ? `|d${e.declaration}` : "");
   const undoneDeclarations = new Set();  // the declarations an Undo took back (their verdicts' "declaration")
   // entries wait for the list's next rewrite: PANEL_EVERY_MS after the last one (the list asked for at load too)
   function showSoon(list) {
@@ -294,12 +295,17 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
         });
         li.append(" ", b);
       }
-      // newest frame on top; an entry of a frame before the top one (a replay's timeline) goes in its place
+      // newest frame on top; an entry of a frame before the top one (a replay's timeline) goes in its place, and
+      // at one frame a later declaration's above an earlier one's (the feed and the log bring them in either order)
       let at = events.firstElementChild;
-      while (at && Number(at.dataset.frame) > Number(e.frame)) at = at.nextElementSibling;
+      while (at && later(at, e)) at = at.nextElementSibling;
       events.insertBefore(li, at);
     }
     while (events.children.length > EVENT_LIMIT) forget(events.lastChild);
+  }
+  function later(li, e) {
+    const f = Number(li.dataset.frame), g = Number(e.frame);
+    return f > g || (f === g && (Number(li.dataset.declaration) || 0) > (Number(e.declaration) || 0));
   }
   function forget(li) { seen.delete(li.dataset.key); li.remove(); }
   // The verdicts of the declarations an Undo took back, or whose dice were corrected (ruled again), are struck out
