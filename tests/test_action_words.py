@@ -32,6 +32,9 @@ def test_listed_says_a_list_as_a_sentence() -> None:
         ("hex_skirmish", Action("attack", 10, {"target": 20}), "Red 1 attacks Blue 1"),
         ("hex_skirmish", Action("end_turn"), "end the turn"),
         ("magni", Action("lead", None, {"red": 10, "blue": 20}), "Lead Units Red 1 (red) and Blue 1 (blue) fight for the center"),
+        # a tie's dice given with it are said apart (the dice panel showed "lead (red red 1, blue blue 1)")
+        ("magni", Action("lead", None, {"red": 10, "blue": 20, "rolls": [3, 3, 5, 2]}),
+         "Lead Units Red 1 (red) and Blue 1 (blue) fight for the center"),
         ("magni", Action("place", 11, {"hex": [2, -1]}), "place Red 2 on hex [2, -1]"),
         ("magni", Action("place", 11, {"hex": [0, 0]}), "place Red 2 on the center"),
         ("valyr", Action("attack", 11, {"target": 20}), "Red 2 attacks Blue 1"),

@@ -257,6 +257,7 @@ def test_undo_strikes_the_attacks_verdicts_and_the_same_attack_again_is_listed_a
         declare_on_page(page, url, "attack", "Red: red 13 attacks blue 22")
         tap_faces(page, [1])
         assert "rolled 1: miss" in verdict_text(page)
+        assert page.text_content("#dice .dice-counts") == " no hit"  # was " none counts"
         page.wait_for_selector(f"#events {sight} button.overrule-open", timeout=20000)
         page.click("#gp-undo")
         page.wait_for_function("document.getElementById('dice').dataset.state === 'idle'", timeout=20000)

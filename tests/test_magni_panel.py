@@ -124,3 +124,9 @@ def test_the_winner_banner_never_leaves_a_score_alone_on_its_last_line(tmp_path:
             seen[width] = (page.evaluate(_LINES, "ours"), page.evaluate(_LINES, "plain"))
     assert seen[290] == (["Blue wins: 13 points", "to 12"], ["Blue wins: 13 points to", "12"])
     assert all(" " in lines[-1] for lines, _plain in seen.values()), seen
+
+
+def test_one_skirmish_and_one_fortification_are_said_in_the_singular() -> None:
+    from rules.magni.panel import _some
+
+    assert _some(1, "skirmish", "skirmishes") == "1 skirmish" and _some(0, "skirmish", "skirmishes") == "0 skirmishes"

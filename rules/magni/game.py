@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rules.dice import DiceCup, rolls_numbers
+from rules.dice import ROLLS_KEY, DiceCup, rolls_numbers
 from rules.engine import (
     Action,
     ActionError,
@@ -350,8 +350,10 @@ class Magni(Game):
     def describe(self, action: Action, name_of: Callable[[UnitId], str]) -> str:
         """The Lead Units' fight for the center and each placement, in the seed's words, units by name."""
         p, u = action.params, action.unit
-        if action.kind == "lead" and p and all(isinstance(t, int) and not isinstance(t, bool) for t in p.values()):
-            leads = [f"{name_of(t)} ({player})" for player, t in p.items()]
+        heroes = {k: t for k, t in p.items() if k != ROLLS_KEY}  # the dice of a tie are said apart
+        if action.kind == "lead" and heroes and all(isinstance(t, int) and not isinstance(t, bool)
+                                                    for t in heroes.values()):
+            leads = [f"{name_of(t)} ({player})" for player, t in heroes.items()]
             return f"Lead Units {listed(leads)} fight for the center"
         where = "the center" if p.get("hex") == CENTRE.to_json() else hex_words(p.get("hex"))
         if action.kind == "place" and u is not None and set(p) == {"hex"} and where:

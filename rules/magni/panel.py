@@ -21,6 +21,11 @@ def _points(n: int) -> str:
     return f"{n} point" if n == 1 else f"{n} points"
 
 
+def _some(n: int, one: str, many: str) -> str:
+    """"1 skirmish", "3 skirmishes"."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def side_scores(state: Any, sc: Score) -> tuple[SideScore, ...]:
     """Each player's points, with the skirmishes won and the corners fortified behind them."""
     heroes = {h.tag: h for h in state.heroes}
@@ -29,8 +34,8 @@ def side_scores(state: Any, sc: Score) -> tuple[SideScore, ...]:
         won = sum(1 for s in sc.skirmishes if s.winner is not None and not s.lead and heroes[s.winner].owner == owner)
         forts = sum(1 for f in sc.fortifications if f.owner == owner)
         p1 = " · Player 1" if state.first == owner else ""
-        out.append(SideScore(owner, f"{_points(sc.points.get(owner, 0))}: {won} skirmishes won, {forts} "
-                                    f"fortifications{p1}", sc.points.get(owner, 0)))
+        out.append(SideScore(owner, f"{_points(sc.points.get(owner, 0))}: {_some(won, 'skirmish', 'skirmishes')} won, "
+                                    f"{_some(forts, 'fortification', 'fortifications')}{p1}", sc.points.get(owner, 0)))
     return tuple(out)
 
 

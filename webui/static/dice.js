@@ -33,6 +33,14 @@ function ruleWords(clause) {
   return (parts.length > 1 ? parts.slice(1) : parts).join(" ").replace(/_/g, " ").trim();
 }
 
+// What a roll none of whose faces counts says: "no hit", "no skull", "none on target" (the word a face would count
+// as, found by trying every face).
+function noneCounts(count, sides) {
+  const word = Array.from({ length: sides }, (_, i) => count(i + 1)).find(Boolean);
+  if (!word) return " no die counts";
+  return /^(on target|ignored)$/.test(word) ? ` none ${word}` : ` no ${word}`;
+}
+
 // Which faces of a roll count, from how the rule said the roll is read ("4+ hits", "each below 15 after Mender's +1
 // armor is on target", "each 1-3 is a skull", "each 6 ignores a point of damage"): a function from a face to what it
 // counts as, or null when the words are none of these (then no die is marked).
@@ -390,7 +398,7 @@ export function startDice({ onRuled } = {}) {
         note.className = "dice-counts muted small";
         note.textContent = marked.length
           ? ` ${/^(on target|ignored)$/.test(marked[0]) ? `${marked.length} ${marked[0]}` : counted(marked.length, marked[0], marked[0] === "breach" ? "breaches" : undefined)}`
-          : " none counts";
+          : noneCounts(count, r.sides);
         row.append(note);
       }
       if (r.by === "tablesight") row.append(" (rolled by Tablesight)");
