@@ -28,7 +28,7 @@ import shapely
 
 from calibration.pose_watch import ANCHOR_SHIFT_PX, PoseWatch
 from calibration.table import TableCalibration
-from rules.dice import Rolled
+from rules.dice import ROLLS_KEY, Rolled
 from rules.engine import Action, Game, Measured, Outcome, Placement, Result, RulesInputError, Shape, UnitId
 from rules.roster import Roster
 from rules.terrain import TerrainPiece, place_terrain, terrain_to_json
@@ -450,10 +450,12 @@ class Pipeline:
             self.roll_for_us = bool(on)
 
     def words(self, action: Action) -> str:
-        """The action in the game's words ("red 12 attacks blue 20"), its kind's words if the game has none."""
+        """The action in the game's words ("red 12 attacks blue 20"), its kind's words if the game has none; the
+        dice it carries are said apart (a roll's words are the same before its faces are given and after)."""
         if self.game is not None:
+            plain = Action(action.kind, action.unit, {k: v for k, v in action.params.items() if k != ROLLS_KEY})
             with contextlib.suppress(Exception):
-                return self.game.describe(action, self._name)
+                return self.game.describe(plain, self._name)
         return action.kind.replace("_", " ")
 
     def take_dice_events(self) -> list[DiceEvent]:

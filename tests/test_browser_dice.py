@@ -488,7 +488,15 @@ def test_hex_skirmish_attack_takes_the_typed_skulls_and_shields(server: tuple[st
             f"shield against the {skulls} skull{'s' if skulls != 1 else ''}."), pending_sentence(page)
         assert "Already rolled for it: " + " ".join(map(str, attack)) in str(page.text_content("#dice-for"))
         shot(page, "desktop_pending")
-        tap_faces(page, defense)
+        # a face tapped before "Rule it" outlives a reload of the page (it was lost)
+        page.click(f"#dice-pad button[data-face='{defense[0]}']")
+        page.wait_for_function(f"document.getElementById('dice-typed').dataset.faces === '{defense[0]}'")
+        page.reload()
+        page.wait_for_function(f"document.getElementById('dice-typed').dataset.faces === '{defense[0]}'", timeout=20000)
+        for f in defense[1:]:
+            page.click(f"#dice-pad button[data-face='{f}']")
+        page.wait_for_function(f"document.getElementById('dice-typed').dataset.faces === '{','.join(map(str, defense))}'")
+        page.click("#dice-rule")
         text = verdict_text(page)
         assert text.startswith("Marsh Archer 14 attacks Stone Giant 24 (dice typed in)"), text
         assert (f"Marsh Archer 14 attacks Stone Giant 24 at 6 hex(es): {skulls} skull(s) against {shields} shield(s), "

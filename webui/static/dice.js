@@ -33,12 +33,12 @@ function ruleWords(clause) {
   return (parts.length > 1 ? parts.slice(1) : parts).join(" ").replace(/_/g, " ").trim();
 }
 
-// What a roll none of whose faces counts says: "no hit", "no skull", "none on target" (the word a face would count
-// as, found by trying every face).
+// What a roll none of whose faces counts says: "no hit", "no skull", "none on target", "none ignores damage" (by
+// the word a face would count as, found by trying every face).
 function noneCounts(count, sides) {
   const word = Array.from({ length: sides }, (_, i) => count(i + 1)).find(Boolean);
   if (!word) return " no die counts";
-  return /^(on target|ignored)$/.test(word) ? ` none ${word}` : ` no ${word}`;
+  return word === "ignored" ? " none ignores damage" : word === "on target" ? " none on target" : ` no ${word}`;
 }
 
 // Which faces of a roll count, from how the rule said the roll is read ("4+ hits", "each below 15 after Mender's +1
@@ -123,7 +123,20 @@ export function startDice({ onRuled } = {}) {
   let correcting = null, correctPick = null;  // the faces under correction, by roll; the die picked [roll, face]
   let lastFrameAt = -Infinity, picture = null, pictureAt = -Infinity, pictureFrame = null, pictureLoading = false;
   const wordsOf = new Map();  // an action's words as its pending roll said them (the ruled action's carry its faces)
-  const readsOf = new Map();  // how each roll is read ("4+ hits"), by its rule and subject, as its request said
+  // how each roll is read ("4+ hits"), by its rule and subject, as its request said: kept in this tab's
+  // sessionStorage, so that a verdict shown after a reload still marks the faces that count
+  const READS_KEY = "tablesight.dice.reads";
+  const readsOf = new Map((() => {
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(READS_KEY) || "[]");
+      return Array.isArray(kept) ? kept.filter((x) => Array.isArray(x) && x.length === 2) : [];
+    } catch (e) { return []; }
+  })());
+  function keepReads(key, reads) {
+    if (readsOf.get(key) === reads) return;
+    readsOf.set(key, reads);
+    try { sessionStorage.setItem(READS_KEY, JSON.stringify([...readsOf].slice(-50))); } catch (e) { /* private mode */ }
+  }
 
   // A unit's owner, from the newest frame's units (or "" when the page has not seen it).
   function ownerOf(tag) {
@@ -166,12 +179,13 @@ export function startDice({ onRuled } = {}) {
     const req = request();
     // the first roll's words: a later roll of the same action carries the faces so far, and its words say them
     if (p && p.words && (!(p.request.given || []).length || !wordsOf.has(actionKey(p.action)))) wordsOf.set(actionKey(p.action), p.words);
-    if (p && req.reads) readsOf.set(`${req.clause}|${req.what}`, req.reads);
+    if (p && req.reads) keepReads(`${req.clause}|${req.what}`, req.reads);
     if (p && typingFor !== p.id) {
-      typed = []; buffer = ""; typingFor = p.id; camFaces = {}; picking = null;
+      typed = typedBefore(p, req); buffer = ""; typingFor = p.id; camFaces = {}; picking = null;
       // a new roll waits: on a page of one column (a tablet) the panel comes into view; a phone shows it as a sheet
       if (window.matchMedia("(min-width: 701px) and (max-width: 1100px)").matches) setTimeout(() => card.scrollIntoView({ block: "nearest" }), 0);
     }
+    if (p) keepTyped(p, req);
     card.dataset.state = p ? "pending" : correcting ? "correcting" : dice && dice.last ? "ruled" : "idle";
     card.dataset.pending = p ? String(p.id) : "";
     el.pending.hidden = !p;
@@ -460,6 +474,19 @@ export function startDice({ onRuled } = {}) {
   }
 
   // ---------------------------------------------------------------- typing
+  // The faces tapped for the waiting roll outlive a reload of the page (this tab's sessionStorage), for that roll only.
+  const TYPED_KEY = "tablesight.dice.typed";
+  const rollKey = (p, req) => JSON.stringify([p.id, actionKey(p.action), req.what, req.count, req.sides]);
+  function keepTyped(p, req) {
+    try { sessionStorage.setItem(TYPED_KEY, JSON.stringify({ roll: rollKey(p, req), faces: typed })); } catch (e) { /* private mode */ }
+  }
+  function typedBefore(p, req) {
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(TYPED_KEY) || "null");
+      if (!kept || kept.roll !== rollKey(p, req) || !Array.isArray(kept.faces)) return [];
+      return kept.faces.filter((f) => Number.isInteger(f) && f >= 1 && f <= req.sides).slice(0, req.count);
+    } catch (e) { return []; }
+  }
   function tapFace(face) {
     const req = request();
     if (!req || busy || typed.length >= req.count) return;
