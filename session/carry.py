@@ -60,10 +60,43 @@ def restart_reason(old: Roster | None, new: Roster | None) -> str:
     if _rules_part(old) != _rules_part(new):
         changed = sorted(t for t in new.units if _rules_part(Roster(new.game, {t: new.units[t]}, {}))
                          != _rules_part(Roster(old.game, {t: old.units[t]}, {})))
+        settings = _settings_changed(_rules_part(old), _rules_part(new), _option_words(new.game))
         what = f"the profile, owner or base of {', '.join(new.units[t].name for t in changed)}" if changed else \
-            "the game's own settings"
+            f"the game's own settings ({settings})" if settings else "the game's own settings"
         return f"it changes {what}"
     return ""
+
+
+def _option_words(game: str) -> dict[tuple[str, ...], Any]:
+    """Each rule option's place in a roster -> the option (its label and default), for `game`."""
+    try:
+        return {tuple(f.path): f for f in find_game(game).option_fields()}
+    except UnknownGame:
+        return {}
+
+
+def _settings_changed(old: Any, new: Any, options: dict[tuple[str, ...], Any], path: tuple[str, ...] = ()) -> str:
+    """The game's own settings (a roster's keys other than its units) that differ, in words, a rule option by its
+    label with its default for a value not set: "Turn limit 6 to 8"."""
+    if path in options:
+        field = options[path]
+        old, new = field.default if old is None else old, field.default if new is None else new
+        return "" if old == new else f"{field.label} {_said(old)} to {_said(new)}"
+    if isinstance(old, dict) or isinstance(new, dict):
+        a, b = (old if isinstance(old, dict) else {}), (new if isinstance(new, dict) else {})
+        parts = [_settings_changed(a.get(k), b.get(k), options, (*path, k)) for k in sorted(set(a) | set(b))
+                 if k not in ("units", "game") and a.get(k) != b.get(k)]
+        return ", ".join(p for p in parts if p)
+    if old == new:
+        return ""
+    name = " ".join(path).replace("_", " ")
+    if isinstance(old, list) or isinstance(new, list):
+        return name  # a list changed (cards, cells): its name says enough
+    return f"{name} {_said(old)} to {_said(new)}"
+
+
+def _said(value: Any) -> str:
+    return "unset" if value is None else ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 def carry_refused(old: Any, new: Any) -> str:

@@ -41,3 +41,12 @@ def test_units_and_games_that_differ_start_afresh_and_say_why() -> None:
     fewer = {**old, "units": old["units"][1:]}
     assert _why(old, fewer) == "it removes tag 10"
     assert _why(old, _roster("hex_skirmish")) == "it is for another game (Hex Skirmish, not Valknut: Skirmish Game)"
+
+
+def test_a_changed_rule_option_is_named_with_its_values() -> None:
+    """A rule option changed mid-game starts the game afresh, and the question names it (it said only "the game's own
+    settings")."""
+    old = _roster("valknut")
+    new = copy.deepcopy(old)
+    new.setdefault("options", {})["turn_limit"] = 8
+    assert _why(old, new) == "it changes the game's own settings (Turn limit 6 to 8)"  # its default, 6, when not set
