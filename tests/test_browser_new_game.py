@@ -382,3 +382,20 @@ def test_a_setup_and_a_board_go_out_and_come_back_as_files(server: tuple[str, An
 def _file(path: Path, obj: Any) -> str:
     path.write_text(obj if isinstance(obj, str) else json.dumps(obj))
     return str(path)
+
+
+def test_a_side_left_without_a_name_keeps_its_name_and_says_so_beside_it(server: tuple[str, Any, Path],
+                                                                          page: Any) -> None:
+    """Clearing a side's name put the old name back with the message far below, under the units table."""
+    url, _app, _setup = server
+    choose(page, url, "valknut")
+    first = page.get_attribute("#sides input >> nth=0", "data-side")
+    page.fill(f"#sides input[data-side='{first}']", "")
+    page.press(f"#sides input[data-side='{first}']", "Tab")
+    page.wait_for_function("document.getElementById('sides-error').textContent !== ''", timeout=10000)
+    assert page.text_content("#sides-error") == (f"A side needs a name, so it is still {first}; type another name to "
+                                                 "rename it.")
+    assert page.input_value(f"#sides input[data-side='{first}']") == first
+    assert page.text_content("#units-error") == ""
+    rename(page, str(first), "Crimson")  # a name given clears the message
+    assert page.text_content("#sides-error") == ""

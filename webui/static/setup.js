@@ -94,7 +94,7 @@ function chooseGame(name, setup) {
   }
   $("mount").value = game.mount || "topper";  // figures carry toppers; a game of tiles lays its tags flat
   drawSides(); drawUnits(); drawOptions();
-  for (const id of ["open-error", "board-error", "units-error", "options-error", "mount-msg", "save-msg"]) say(id, "");
+  for (const id of ["open-error", "board-error", "sides-error", "units-error", "options-error", "mount-msg", "save-msg"]) say(id, "");
   refit(!setup);
 }
 
@@ -387,9 +387,10 @@ function drawSides() {
 
 // A side renamed: every unit of that side, and whatever names the side (Valyr's seating order and priority).
 function renameSide(from, to, input) {
-  if (!to) { say("units-error", "A side needs a name; type one, e.g. Red."); input.value = from; return; }
-  if (to !== from && sides().includes(to)) { say("units-error", `There is already a side called ${to}; give each side its own name.`); input.value = from; return; }
-  say("units-error", "");
+  // said beside the sides (the units' message is far below them), the name put back
+  if (!to) { say("sides-error", `A side needs a name, so it is still ${from}; type another name to rename it.`); input.value = from; return; }
+  if (to !== from && sides().includes(to)) { say("sides-error", `There is already a side called ${to}; give each side its own name.`); input.value = from; return; }
+  say("sides-error", "");
   for (const u of units) if (u.owner === from) u.owner = to;
   if (Array.isArray(extra.players)) extra.players = extra.players.map((p) => (p === from ? to : p));
   if (extra.priority === from) extra.priority = to;
