@@ -555,8 +555,12 @@ function drawInchOverlay(ctx, view, ov) {
   try { return drawInchShape(ctx, view, ov); } finally { ctx.globalAlpha = 1; }
 }
 
+// A game's cell of one side's (Rise of the Magni's tiles, "hex-highlight" with an owner): in that side's colour.
+const OWNED_STYLES = new Set(["hex-highlight"]);
+
 function drawInchShape(ctx, view, ov) {
-  const st = styleOf(ov.style);
+  const own = OWNED_STYLES.has(ov.style) && ov.owner && view.owners ? view.owners[ov.owner] : null;
+  const st = own ? { ...styleOf(ov.style), stroke: own, fill: hexAlpha(own, 0.25) } : styleOf(ov.style);
   const k = 1;
   ctx.setLineDash(st.dash || []);
   ctx.lineWidth = (st.width || 2) * k;
@@ -604,6 +608,7 @@ export function drawBoard(canvas, msg, terrain, extraOverlays = [], opts = {}) {
   const [w, h] = fitCanvas(canvas, width, height);
   ctx.setTransform(w / width, 0, 0, h / height, 0, 0);
   const view = boardView(canvas, msg && msg.board && msg.board.w ? msg.board : null);
+  view.owners = (msg && msg.owners) || {};
   drawBoardBase(ctx, view);
   const grid = drawGridBoard(ctx, view, opts.grid || null, (msg && msg.units) || []);
   noteGrid(canvas, grid);
