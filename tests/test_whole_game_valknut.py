@@ -128,7 +128,7 @@ def test_a_whole_game_of_valknut_from_the_stockpiles_to_a_runestone_delivered(ga
     outcome, text = declare(page, "choose_drop_zone", "choose section 1 as Drop Zone")
     assert outcome == "legal", text
     outcome, text = declare(page, "choose_drop_zone", "choose section 6 as Drop Zone")
-    assert outcome == "legal" and "Section 6 is neither red's section 1 nor adjacent to it." in text, text
+    assert outcome == "legal" and "blue takes section 6 as its Drop Zone: neither red's section 1 nor adjacent to it." in text, text
     assert game.state().drop_zones == (("red", 1), ("blue", 6)) and game.state().phase == "deploy"
 
     # ---- deployment: each figure put down in its Drop Zone, the players alternating; the camera deploys it

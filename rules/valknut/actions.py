@@ -222,7 +222,8 @@ def check_choose_drop_zone(table: Table, action: Action) -> list[Verdict]:
                    f"{player}'s Drop Zone may be neither {first}'s section {taken} nor adjacent to it; "
                    f"section {section} {why}.", section=section, first=taken)]
     return [_v("valknut.drop_zones.second", Outcome.LEGAL,
-               f"Section {section} is neither {first}'s section {taken} nor adjacent to it.", section=section,
+               f"{player} takes section {section} as its Drop Zone: neither {first}'s section {taken} nor adjacent "
+               "to it.", section=section,
                first=taken)]
 
 
