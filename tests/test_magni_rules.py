@@ -265,3 +265,24 @@ def test_a_tile_put_down_astride_is_named_as_the_board_scan_names_it() -> None:
     assert said.message.split("lies ", 1)[1] == scanned.split("lies ", 1)[1]  # the same words after the name
     off = g.apply(st, {}, Action("place", 12, {"at": [0.5, 0.5]}), None).verdicts[0]
     assert off.rule == "magni.place.cell" and off.message.startswith("Cinder Guard (tag 12) at (0.50, 0.50) is not on")
+
+
+def test_a_placement_says_what_it_scored() -> None:
+    """The placement's verdict names each skirmish the tile fights (with the values fought with) and each corner it
+    fortifies; it said only "red +1, blue +0"."""
+    from rules.magni.game import _what_scored
+
+    a = Hex(1, 0)
+    b, c = neighbor(a, 1), neighbor(a, 0)
+    names = {10: "Ash", 11: "Birch", 12: "Cedar", 20: "Dune"}
+    before = {a: hero(10, "red", rav=5), c: hero(11, "red")}
+    after = {**before, b: hero(20, "blue", lav=3)}  # Dune NE of Ash: Ash's RAV 5 against Dune's LAV 3
+    said = _what_scored(20, score(before, ("red", "blue")), score(after, ("red", "blue")), names)
+    assert said == ": loses to Ash 3 to 5; a draw with Birch 1 to 1"  # Birch, NW of Dune too: 1 against 1
+    tied = {**before, b: hero(20, "blue", lav=5)}
+    assert _what_scored(20, score(before, ("red", "blue")), score(tied, ("red", "blue")), names) == \
+        ": a draw with Ash 5 to 5; a draw with Birch 1 to 1"
+    allied = {**before, b: hero(12, "red")}  # three red tiles around one corner
+    assert _what_scored(12, score(before, ("red", "blue")), score(allied, ("red", "blue")), names) == \
+        ": fortifies a corner for red"
+    assert _what_scored(11, score({a: hero(10, "red")}, ("red", "blue")), score(before, ("red", "blue")), names) == ""

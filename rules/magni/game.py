@@ -530,7 +530,8 @@ class Magni(Game):
                 Outcome.LEGAL,
                 f"{hero.name} goes on [{cell.q}, {cell.r}]: "
                 + ", ".join(f"{o} +{g}" for o, g in gained.items())
-                + f" (score {', '.join(f'{o} {p}' for o, p in after.points.items())}).",
+                + f" (score {', '.join(f'{o} {p}' for o, p in after.points.items())})"
+                + _what_scored(tag, before, after, {h.tag: h.name for h in state.heroes}) + ".",
                 tag,
                 points=gained,
                 score=dict(after.points),
@@ -958,3 +959,23 @@ def once(actions: list[Action]) -> list[Action]:
 
 
 __all__ = ["EDGE_NAMES", "Magni", "MagniState", "tiles_on_board"]
+
+
+def _what_scored(tag: UnitId, before: Score, after: Score, names: Mapping[UnitId, str]) -> str:
+    """What placing `tag` scored, in words: each skirmish it fights across an edge (with the values fought with),
+    and each corner it fortifies; "" when it touches no opposing tile and closes no corner."""
+    fought = {s.edge for s in before.skirmishes}
+    parts = []
+    for s in after.skirmishes:
+        if s.edge in fought or tag not in (s.a, s.b):
+            continue
+        other, mine, theirs = (s.b, s.a_value, s.b_value) if s.a == tag else (s.a, s.b_value, s.a_value)
+        result = ("against" if s.lead else "a draw with" if s.winner is None else
+                  "beats" if s.winner == tag else "loses to")
+        lead = " (the Lead units' skirmish scores nothing)" if s.lead else ""
+        parts.append(f"{result} {names.get(other, other)} {mine} to {theirs}{lead}")
+    corners = {f.corner for f in before.fortifications}
+    for f in after.fortifications:
+        if f.corner not in corners and tag in f.units:
+            parts.append(f"fortifies a corner for {f.owner}")
+    return ": " + "; ".join(parts) if parts else ""
