@@ -134,8 +134,13 @@ def _unit(state: ValknutState, action: Action) -> int:
 def _phase(state: ValknutState, kind: str, *phases: str) -> list[Verdict]:
     if state.phase in phases:
         return []
+    def words(name: str) -> str:
+        return name.replace("_", " ")
+
+    what = words(kind)
     return [_v("valknut.turn.phase", Outcome.ILLEGAL,
-               f'"{kind}" belongs to the {" or ".join(phases)} phase; the game is in the {state.phase} phase.')]
+               f'{"An" if what[:1] in "aeiou" else "A"} {what} belongs to the {" or ".join(map(words, phases))} '
+               f"phase; the game is in its {words(state.phase)} phase.")]
 
 
 def stockpile_placer(state: ValknutState) -> str:
