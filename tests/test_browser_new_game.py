@@ -267,11 +267,13 @@ def test_valknut_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:
     page.wait_for_function("document.getElementById('opt-options-turn_limit-error').textContent.length > 0")
     assert page.text_content("#opt-options-turn_limit-error") == "Turn limit must be a whole number from 1 to 20."
     assert page.text_content("#save-msg") == "Nothing was saved: fix what is said above."
+    # the second unit's name: the example's, or the running game's when Valknut is already on the table (run alone)
+    name = page.input_value("#units tbody tr[data-index='1'] input[data-key=name]")
     page.fill("#units tbody tr[data-index='1'] input[data-key=tag]", "10")  # a tag twice: said under its row
     page.click("#save")
     page.wait_for_selector("#units tr.row-error")
-    assert page.text_content("#units tr.row-error") == (
-        "Unit 2 (Red 2) has tag 10, like unit 1; every base needs its own tag.")
+    assert name and page.text_content("#units tr.row-error") == (
+        f"Unit 2 ({name}) has tag 10, like unit 1; every base needs its own tag.")
     page.fill("#units tbody tr[data-index='1'] input[data-key=tag]", "11")
     page.fill("#opt-options-turn_limit", "4")
     page.fill("#opt-options-target", "2")

@@ -30,9 +30,9 @@ def test_hp_after_an_attack_with_given_rolls_and_the_actions_left() -> None:
     # Damage 3, one point ignored on a 6, 1 to Armor, 1 to HP
     assert line(panel, 20).words == "HP 9 of 10, Armor 0, Speed 6\", Paths: Bear 1"
     assert res.state.unit(20).hp == 9 and not line(panel, 20).gone
-    assert line(panel, 12).left == "1 action: Move, Disengage, Pick up Runestone"
+    assert line(panel, 12).left == "1 action: Disengage, Pick up Runestone"  # 0.5" from blue 20: no Move
     assert panel.headline == "Turn 1 of 6 · activations · red to activate"
-    assert panel.to_do == ("soldier 12: 1 action: Move, Disengage, Pick up Runestone left; or end its activation",)
+    assert panel.to_do == ("soldier 12: 1 action: Disengage, Pick up Runestone left; or end its activation",)
     assert not panel.over and panel.winner is None
 
 
@@ -44,7 +44,7 @@ def test_units_to_activate_and_a_killed_unit_is_gone() -> None:
     dead = line(panel, 21)
     assert dead.gone and dead.words == "killed, returns on 3+ at the beginning of the next turn" and dead.left == ""
     assert line(panel, 13).left == "" and line(panel, 13).words.endswith("activated")
-    assert line(panel, 12).left == "2 actions: Move, Disengage, Attack, Pick up Runestone"
+    assert line(panel, 12).left == "2 actions: Move, Attack, Pick up Runestone"  # no enemy within 1": no Disengage
 
 
 def test_score_after_a_delivery_matches_the_state_and_score() -> None:

@@ -6,7 +6,7 @@ limit and the way to win are our options (the book's Turn Structure and Winning 
 
 from __future__ import annotations
 
-from rules.engine import Panel, Positions, SideScore, UnitLine, listed
+from rules.engine import Outcome, Panel, Positions, SideScore, UnitLine, listed
 from rules.valknut.actions import deployer, stockpile_placer, zone_chooser
 from rules.valknut.board import odd
 from rules.valknut.state import ValknutState
@@ -37,6 +37,11 @@ def actions_left(table: Table, unit: UnitState) -> str:
     if n <= 0:
         return ""
     kinds = {"move": "Move", "disengage": "Disengage", "attack": "Attack", "pick_up_runestone": "Pick up Runestone"}
+    near = table.engaged(unit.tag) if unit.tag in table.positions else None
+    if near is not None and not near:
+        del kinds["disengage"]  # only a unit within 1" of an enemy may Disengage
+    elif near and any(sure is Outcome.LEGAL for _, _, sure in near):
+        del kinds["move"]  # surely within 1" of an enemy: it cannot Move
     if unit.steps.raven >= 1:
         kinds["assign_spirits"] = "assign Spirits"
     if unit.steps.bear >= 2:
