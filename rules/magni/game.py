@@ -958,9 +958,6 @@ def once(actions: list[Action]) -> list[Action]:
     return out
 
 
-__all__ = ["EDGE_NAMES", "Magni", "MagniState", "tiles_on_board"]
-
-
 def _what_scored(tag: UnitId, before: Score, after: Score, names: Mapping[UnitId, str]) -> str:
     """What placing `tag` scored, in words: each skirmish it fights across an edge (with the values fought with),
     and each corner it fortifies; "" when it touches no opposing tile and closes no corner."""
@@ -979,3 +976,6 @@ def _what_scored(tag: UnitId, before: Score, after: Score, names: Mapping[UnitId
         if f.corner not in corners and tag in f.units:
             parts.append(f"fortifies a corner for {f.owner}")
     return ": " + "; ".join(parts) if parts else ""
+
+
+__all__ = ["EDGE_NAMES", "Magni", "MagniState", "tiles_on_board"]

@@ -134,13 +134,10 @@ def _unit(state: ValknutState, action: Action) -> int:
 def _phase(state: ValknutState, kind: str, *phases: str) -> list[Verdict]:
     if state.phase in phases:
         return []
-    def words(name: str) -> str:
-        return name.replace("_", " ")
-
-    what = words(kind)
+    what, when, now = kind.replace("_", " "), " or ".join(phases).replace("_", " "), state.phase.replace("_", " ")
     return [_v("valknut.turn.phase", Outcome.ILLEGAL,
-               f'{"An" if what[:1] in "aeiou" else "A"} {what} belongs to the {" or ".join(map(words, phases))} '
-               f"phase; the game is in its {words(state.phase)} phase.")]
+               f"{'An' if what[:1] in 'aeiou' else 'A'} {what} belongs to the {when} phase; the game is in its {now} "
+               "phase.")]
 
 
 def stockpile_placer(state: ValknutState) -> str:

@@ -287,7 +287,7 @@ def standing_put_downs(game: Game, state: Any, positions: dict[Any, Any], unit: 
             ruled = game.apply(state, positions, action, None)
         except RulesInputError:
             continue
-        out.append((action, ruled.pending is None and not any(v.outcome.value == "illegal" for v in ruled.verdicts)))
+        out.append((action, ruled.legal and ruled.pending is None))
     return out
 
 
