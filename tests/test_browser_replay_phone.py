@@ -49,9 +49,9 @@ def test_replay_lists_the_bundled_samples_and_seeks_show_the_frame(server: str, 
         pg.goto(server + "/replay")
         rows = pg.eval_on_selector_all("#sessions tbody tr", "els => els.map((e) => e.textContent)")
         assert any("valknut_skirmish" in r and "bundled sample" in r for r in rows), rows
-        pg.click("text=valknut_skirmish")
-        pg.wait_for_function("Number(document.getElementById('camera').dataset.shapes) > 0", timeout=30000)
-        pg.wait_for_function("Number(document.getElementById('seek').max) > 100", timeout=20000)
+        pg.click("text=valknut_skirmish")  # the viewer opens: until it has, there is no #camera to read (null-safe)
+        pg.wait_for_function("Number(document.getElementById('camera')?.dataset.shapes) > 0", timeout=30000)
+        pg.wait_for_function("Number(document.getElementById('seek')?.max) > 100", timeout=20000)
         for frame in (100, 5, 100, 60):
             # the slider is moved, and the frame shown and the note read, in one go: a frame coming in between the
             # two reads would find it shown and the note gone
