@@ -134,6 +134,9 @@ class LoopRecorder(Protocol):
 
     def game_restarted(self) -> None: ...
 
+    def drain(self) -> None:
+        """Wait until everything handed to it is on disk."""
+
 
 AtEnd = Literal["loop", "pause"]
 

@@ -623,6 +623,10 @@ class LiveLoop:
                         continue
                     with self._cond:
                         self._playing = False
+                    if self.recorder is not None:
+                        # the read-ahead met the end before the last frame was ruled: its index line is written
+                        # after that, so everything recorded is on disk before the page says "ended"
+                        self.recorder.drain()
                     self._set_status("ended", "The sample has ended on its last frame; your game is kept as it "
                                      "stands." if self._at_end == "loop" else "The recording has ended.")
                     continue

@@ -90,6 +90,27 @@ def _wait(pred: Any, timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def test_a_slow_disk_still_has_every_frame_listed_when_the_page_says_ended(
+        table: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The read-ahead meets the video's end before the last frame is ruled, and that frame's index line is
+    written after it is ruled: with each store row taking 50 ms (a slow card), "ended" still means on disk."""
+    add_frame = SessionStore.add_frame
+
+    def slow(self: SessionStore, *args: Any, **kw: Any) -> Any:
+        time.sleep(0.05)
+        return add_frame(self, *args, **kw)
+
+    monkeypatch.setattr(SessionStore, "add_frame", slow)
+    with LocalClient(create_app(_settings(table, tmp_path, "whole"))) as served:
+        loop = served.app.state.runtime.live  # type: ignore[attr-defined]
+        assert loop.wait_for_frame(20)
+        name = served.get("/api/live/status").json()["recording"]
+        _wait(lambda: loop.status().status == "ended", 60, "the video did not end")
+        frames = loop.status().frame_index + 1
+        assert frames == len(open_session(table["whole"].parent / "rendered").entries)  # the video's every frame
+        assert len(read_index(tmp_path / "sessions" / name)) == frames
+
+
 def test_served_video_is_recorded_and_replays_to_the_same_moves(table: dict[str, Path], tmp_path: Path) -> None:
     with LocalClient(create_app(_settings(table, tmp_path, "whole"))) as served:
         loop = served.app.state.runtime.live  # type: ignore[attr-defined]
