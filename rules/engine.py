@@ -362,6 +362,11 @@ class Game(ABC):
         """The rule options the players may set before a game, with their rule-book meaning (none by default)."""
         return ()
 
+    def unit_fields(self) -> tuple[UnitField, ...]:
+        """The values a unit of this game carries in the roster beyond tag, name, profile, side and base (a hero's
+        rating and attack values), which the new-game page asks for each unit (none by default)."""
+        return ()
+
     def usual_mount(self) -> str:
         """Where a unit's tag usually goes (session/printables.py's mounts): "topper", above a figure, by default;
         "flat" for a game played with tiles or tokens that carry no figure."""
@@ -407,6 +412,24 @@ class OptionField:
     def to_json(self) -> dict[str, Json]:
         return {"path": list(self.path), "label": self.label, "kind": self.kind, "default": self.default,
                 "help": self.help, "choices": [list(c) for c in self.choices], "low": self.low, "high": self.high}
+
+
+@dataclass(frozen=True)
+class UnitField:
+    """One value each unit carries in the roster (`key`), with its label and help in the rule book's words; a whole
+    number from `low` to `high` (None: no bound). side_most: the most a side's units may have of it together (a
+    Magni team's ratings: 23), None when the rules set no total."""
+
+    key: str
+    label: str
+    help: str
+    low: int | None = None
+    high: int | None = None
+    side_most: int | None = None
+
+    def to_json(self) -> dict[str, Json]:
+        return {"key": self.key, "label": self.label, "help": self.help, "low": self.low, "high": self.high,
+                "side_most": self.side_most}
 
 
 @dataclass(frozen=True)

@@ -161,6 +161,8 @@ class LiveLoop:
         self._players_game = False
         """The players set up a game of their own (not the recording's): a looping sample stops on its last frame
         instead of starting its next pass, whose new pipeline would lose their game."""
+        self._paused_why = ""
+        """Why the loop was paused, for its status ("": "Paused.")."""
         self.focus = Focus()
         """Which unit each open page has selected (its own view: see session/focus.py)."""
         self._status = "starting"
@@ -234,13 +236,16 @@ class LiveLoop:
     def play(self) -> None:
         with self._cond:
             self._playing = True
+            self._paused_why = ""
             if self._status in ("ended", "paused"):
                 self._status = "ok"
             self._cond.notify_all()
 
-    def pause(self) -> None:
+    def pause(self, why: str = "") -> None:
+        """Stop on the frame shown; `why`: the status's sentence while it stays paused (else "Paused.")."""
         with self._cond:
             self._playing = False
+            self._paused_why = why
             self._cond.notify_all()
 
     def step(self) -> None:
@@ -551,6 +556,9 @@ class LiveLoop:
             self._encoder.flush()  # a frame still being encoded goes out first: a status never jumps ahead of it
             self.broadcast.publish("status", json.dumps({"type": "status", **self.status().to_json()}))
 
+    def _paused(self) -> str:
+        return self._paused_why or "Paused."
+
     def _wait(self, seconds: float) -> None:
         with self._cond:
             if not self._stop:
@@ -584,8 +592,8 @@ class LiveLoop:
                     if self._step > 0 and not self._playing and seek is None:
                         self._step -= 1
                     if not proceed:
-                        if self._status == "ok":
-                            self._set_status("paused", "Paused.")
+                        if self._status == "ok" or (self._status == "paused" and self._message != self._paused()):
+                            self._set_status("paused", self._paused())
                         self._cond.wait(0.5)
                         continue
                 if rebuild:
@@ -669,7 +677,7 @@ class LiveLoop:
                     if self._playing:
                         self._set_status("ok", "")
                     elif self._status not in ("paused",):
-                        self._set_status("paused", "Paused.")
+                        self._set_status("paused", self._paused())
         except Exception:  # pragma: no cover - a fault of ours: keep the reason for the page and the log
             log.exception("live loop %s failed", self.name)
             self._set_status("error", "The frame loop stopped on an internal fault; see the server log.")

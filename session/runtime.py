@@ -152,6 +152,12 @@ class Runtime:
             name="live",
         )
         self.live.recorder = self.recording
+        self._held = False
+        """The recording played as the live table is stopped because another game than its own is ruled."""
+        if self.setup.game is not None:
+            self._hold_for(self.setup.game)
+            if self._held:
+                self.live.step()  # its first frame is still shown
         self.live.dice.tray_file = self.setup_dir / TRAY_FILE  # the dice tray, marked once, kept beside the calibration
         self._replays: OrderedDict[str, tuple[LiveLoop, TableSetup]] = OrderedDict()
         self._timelines: dict[str, Timeline] = {}
@@ -401,6 +407,7 @@ class Runtime:
         self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
         # "start a new game" starts one, even with the same units; a looping sample then keeps it at its end
         running = self.game_running() and not recorded
+        self._hold_for(game.name)
         self.live.rebuild(afresh=restart, players_game=bool(why or restart))
         return running and not (why or restart)
 
@@ -416,8 +423,30 @@ class Runtime:
             self._switch_terrain(self.setup.game, game.name, terrain)
             self.setup.game_setup, self.setup.declarations, self.setup.roll_for_us = None, {}, None  # the recording's plan was for its game
             self.setup.game = game.name
+        self._hold_for(game.name)
         self.live.rebuild(players_game=True)
         return game.name
+
+    def _hold_for(self, game: str | None) -> None:
+        """A recording played as the live table (the sample, --replay) shows the game it was recorded as: under
+        another game its figures would be taken for moves nobody made, so it stops on the frame shown, saying why;
+        it plays again when its own game is chosen again."""
+        recorded = self._session_terrain_game
+        if self.settings.source_kind not in ("sample", "replay") or recorded is None:
+            return
+        if game is not None and game != recorded:
+            status = self.live.status()
+            if status.status == "ended" or (not status.playing and not self._held):
+                return  # it shows its last frame for good already, or the players paused it themselves
+            what = "The sample" if self.settings.source_kind == "sample" else "The recording"
+            self.live.pause(f"{what} stopped on this frame: it shows a game of {game_title(recorded)}, whose "
+                            f"figures would be taken for moves nobody made in {game_title(game)}. Declare your "
+                            "game's actions here, or play on your own table with a camera (tablesight serve "
+                            "--camera 0).")
+            self._held = True
+        elif self._held:
+            self._held = False
+            self.live.play()
 
     # ---- the lens ----
 

@@ -142,7 +142,7 @@ def _read_clear(page: Any, cells: list[dict[str, Any]], kind: str, read: Any) ->
 
 
 def test_vigtavl_grid_on_the_board_and_the_camera(server: tuple[str, Any], page: Any) -> None:
-    url, _app = server
+    url, app = server
     put_roster(url, "vigtavl")
     fetched: list[str] = []
     page.on("request", lambda r: fetched.append(r.url) if "/api/live/board" in r.url else None)
@@ -151,9 +151,12 @@ def test_vigtavl_grid_on_the_board_and_the_camera(server: tuple[str, Any], page:
                            "document.getElementById('camera').dataset.gridCells === '91'", timeout=30000)
     grid = httpx.get(f"{url}/api/live/board", timeout=30).json()
     assert len(grid["cells"]) == 91 and grid["kinds"] == ["land", "mountain", "sea"]
-    # the sample keeps playing (units walk on and off the board): the frame and what the canvases drew of it are read
-    # in one go, again while a new frame came in between its arrival and its drawing or fewer than 3 units stand on
-    # the board
+    # the sample stopped on its frame (it is a Valknut table): it is stepped on, a frame at a time, until 3 units
+    # stand on the board; the frame and what the canvases drew of it are read in one go, again while a new frame
+    # came in between its arrival and its drawing
+    live = app.state.runtime.live
+    page.wait_for_function("() => document.getElementById('banner').textContent.includes('shows a game of Valknut')",
+                           timeout=10000)  # the page says why the sample stopped
     for _ in range(300):
         msg, board, camera = page.evaluate(DRAWN_NOW)
         units = msg["units"]
@@ -161,6 +164,8 @@ def test_vigtavl_grid_on_the_board_and_the_camera(server: tuple[str, Any], page:
             (u["x"] - _centre(c["in"])[0]) ** 2 + (u["y"] - _centre(c["in"])[1]) ** 2 <= 1.0 for c in grid["cells"]))
         if on_board >= 3 and [_counts(board), _counts(camera)] == [[91, 0, on_board]] * 2:
             break
+        if on_board < 3:
+            live.step()
         page.wait_for_timeout(100)
     assert msg["grid_key"] == grid["key"] and "cells" not in msg  # the frame names the grid; it does not carry it
     assert on_board >= 3

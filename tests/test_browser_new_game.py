@@ -242,13 +242,41 @@ def test_magni_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:
     page.wait_for_function("document.getElementById('mount-msg').textContent.includes('20 units')", timeout=10000)
     assert page.text_content("#mount-msg") == "Every unit's tag is on the base: 20 units filled in as the tag sheet prints them."
     page.select_option("#opt-options-lead_tie", "reselect")
+    # each hero's Rating and attack values are the players' own: a column each, with the rule book's meaning
+    heads = page.eval_on_selector_all("#units thead th.unit-field", "els => els.map((e) => [e.textContent, e.title])")
+    assert [h for h, _ in heads] == ["Rating", "LAV", "CAV", "RAV"] and "NW and SW" in heads[1][1]
+    first = "#units tbody tr:nth-child(1) "
+    assert [page.input_value(first + f"input[data-key={k}]") for k in ("rating", "lav", "cav", "rav")] == [
+        "4", "3", "6", "2"]  # Ember Warden, as the example team has it
+    assert "Rating: red 23, blue 23 (at most 23 a side)" in str(page.text_content("#unit-count"))
+    page.fill(first + "input[data-key=rating]", "")  # left empty: the page says so under the hero and saves nothing
+    page.press(first + "input[data-key=rating]", "Tab")
+    page.click("#save")
+    page.wait_for_selector("#units tr.row-error")
+    assert str(page.text_content("#units tr.row-error")).startswith(
+        "Unit 1 (Ember Warden) needs its Rating, a whole number from 1 to 4:")
+    assert "Nothing was saved" in str(page.text_content("#save-msg"))
+    assert "red 19, blue 23" in str(page.text_content("#unit-count"))
+    page.fill(first + "input[data-key=rating]", "4")
+    page.press(first + "input[data-key=rating]", "Tab")
+    page.fill(first + "input[data-key=cav]", "7")  # a stronger centre: the Lead fight is won by more
+    page.press(first + "input[data-key=cav]", "Tab")
+    second = "#units tbody tr:nth-child(2) input[data-key=rating]"
+    page.fill(second, "2")  # Ash Scout 1 -> 2: red's team rated 24 may not play
+    page.press(second, "Tab")
+    assert "red 24, blue 23 (at most 23 a side; red is over)" in str(page.text_content("#unit-count"))
+    page.fill(second, "1")
+    page.press(second, "Tab")
     saved = save(page, app, setup_dir, "magni")
     assert saved["board"]["layout"] == {"size_in": 1.5, "orientation": "flat", "origin": [15, 11], "rotation_deg": 0}
     assert len(saved["board"]["cells"]) == 19 and saved["options"] == {"lead_tie": "reselect"}
     assert {(u["base_height_in"], u["tag_in"]) for u in saved["units"]} == {(0.125, 1.35)}
+    warden = saved["units"][0]
+    assert (warden["name"], warden["rating"], warden["lav"], warden["cav"], warden["rav"]) == (
+        "Ember Warden", 4, 3, 7, 2)
     ruled_state(app, "magni", lambda st: st.lead_tie == "reselect")
     outcome, text = first_ruling(page, url, "magni", "lead")
-    assert outcome == "legal" and "Ember Warden takes the centre (CAV 6 beats 5); red is Player 1" in text, text
+    assert outcome == "legal" and "Ember Warden takes the centre (CAV 7 beats 5); red is Player 1" in text, text
 
 
 def test_valknut_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:

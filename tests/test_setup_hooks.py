@@ -124,6 +124,46 @@ def test_every_option_is_read_by_the_game_and_changes_its_state(name: str) -> No
         assert json.dumps(game.dump_state(game.new_state(changed)), sort_keys=True) != plain, field.path
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_every_unit_value_the_page_asks_for_is_read_by_the_game(name: str) -> None:
+    """Each unit field is in every example unit within its bounds; a unit without it, or past a bound, is refused
+    in a sentence naming its tag; another value in bounds changes the game's state."""
+    game: Game = find_game(name)
+    base = game.example_roster()
+    plain = json.dumps(game.dump_state(game.new_state(base)), sort_keys=True)
+    for field in game.unit_fields():
+        assert field.label and field.help.endswith(".")
+        for u in base["units"]:
+            v = u[field.key]
+            assert isinstance(v, int) and (field.low is None or v >= field.low) and (field.high is None or v <= field.high)
+        for bad in (None, *(b for b in (field.low - 1 if field.low is not None else None,
+                                         field.high + 1 if field.high is not None else None) if b is not None)):
+            roster = copy.deepcopy(base)
+            if bad is None:
+                del roster["units"][0][field.key]
+            else:
+                roster["units"][0][field.key] = bad
+            with pytest.raises(RulesInputError, match=f"tag {roster['units'][0]['tag']}"):
+                game.new_state(roster)
+        changed = copy.deepcopy(base)
+        u = changed["units"][0]
+        u[field.key] = u[field.key] - 1 if field.high is not None and u[field.key] == field.high else u[field.key] + 1
+        assert json.dumps(game.dump_state(game.new_state(changed)), sort_keys=True) != plain, field.key
+
+
+def test_a_magni_team_is_rated_23_at_most_as_the_page_says() -> None:
+    """The page totals each side's ratings against `side_most`; the rules refuse a team over it."""
+    game = find_game("magni")
+    rating = next(f for f in game.unit_fields() if f.key == "rating")
+    assert [f.key for f in game.unit_fields()] == ["rating", "lav", "cav", "rav"] and rating.side_most == 23
+    roster = game.example_roster()
+    scout = next(u for u in roster["units"] if u["owner"] == "red" and u["rating"] < 4)
+    scout["rating"] += 1
+    answer = game.judge({**roster, "question": {"kind": "team"}}, None)
+    assert answer["numbers"]["rating"] == {"red": 24, "blue": 23}
+    assert [v["outcome"] for v in answer["verdicts"]] == ["illegal", "legal"]
+
+
 def test_the_options_the_brief_names() -> None:
     """Valknut's turn limit (6), Runestones to win (3) and activation order; Valyr's army limit and first player."""
     valknut = {f.path: f for f in find_game("valknut").option_fields()}

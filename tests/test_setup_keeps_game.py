@@ -234,6 +234,47 @@ def test_another_game_saved_over_the_samples_recording_starts_without_asking(tmp
         assert pipe.game.name == "hex_skirmish" and not pipe.plays_script
 
 
+def test_another_game_on_the_sample_stops_it_on_its_frame_until_its_own_game_is_chosen(tmp_path: Path) -> None:
+    """The sample shows a Valknut table: played on under Rise of the Magni, its figures moving were ruled as five
+    illegal tile placements nobody made. It stops on the frame shown instead, and says why on the page; a server
+    started again with that game saved shows the sample's first frame, stopped; Valknut chosen again plays it."""
+    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions",
+                        sample_idles=False)
+    magni = json.loads((Path(__file__).resolve().parents[1] / "examples" / "rosters" / "magni.json").read_text())
+    said = ("The sample stopped on this frame: it shows a game of Valknut: Skirmish Game, whose figures would be taken "
+            "for moves nobody made in Rise of the Magni. Declare your game's actions here, or play on your own table "
+            "with a camera (tablesight serve --camera 0).")
+
+    def stopped(loop: Any) -> int:
+        deadline = time.monotonic() + 20
+        while not (loop.status().status == "paused" and loop.status().message == said):
+            assert time.monotonic() < deadline, loop.status()
+            time.sleep(0.05)
+        shown = loop.status().frame_index
+        time.sleep(1.5)  # at the sample's pace, 15 frames (the frame shown is ruled again by the new game's pipeline)
+        assert loop.status().frame_index == shown and loop.status().status == "paused"
+        return shown
+
+    with LocalClient(create_app(settings)) as c:
+        loop = c.app.state.runtime.live
+        assert loop.wait_for_frame(20)
+        valknut = c.get("/api/roster").json()["roster"]
+        r = c.put("/api/roster", json=magni)
+        assert r.status_code == 200, r.text
+        assert stopped(loop) < 54  # at once: the sample's first figure moves at frame 54
+        assert not [e for e in c.get("/api/live/events").json()["events"] if e.get("type") == "move"]
+        assert c.get("/api/live/status").json()["message"] == said
+    with LocalClient(create_app(settings)) as c:  # the next evening: the saved game, the sample stopped at once
+        loop = c.app.state.runtime.live
+        assert loop.wait_for_frame(20) and stopped(loop) == 0 and c.app.state.runtime.setup.game == "magni"
+        r = c.put("/api/roster", params={"restart": "true"}, json=valknut)  # the players' Magni game ends
+        assert r.status_code == 200, r.text
+        deadline = time.monotonic() + 20
+        while not (loop.status().status == "ok" and loop.status().frame_index > 5):
+            assert time.monotonic() < deadline, loop.status()
+            time.sleep(0.05)
+
+
 def test_roll_for_us_on_the_scripted_sample_is_refused_in_one_sentence_and_nothing_is_saved(tmp_path: Path) -> None:
     settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
     with LocalClient(create_app(settings)) as c:

@@ -49,6 +49,7 @@ from rules.engine import (
     ScenarioError,
     Shape,
     StandardBoard,
+    UnitField,
     UnitId,
     Verdict,
     listed,
@@ -252,6 +253,9 @@ class Magni(Game):
     # a new game's setup: rules/magni/standard.py
     def option_fields(self) -> tuple[OptionField, ...]:
         return standard.OPTION_FIELDS
+
+    def unit_fields(self) -> tuple[UnitField, ...]:
+        return standard.UNIT_FIELDS
 
     def example_roster(self) -> dict[str, Json]:
         return copy.deepcopy(standard.EXAMPLE_ROSTER)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.engine import OptionField
+from rules.engine import OptionField, UnitField
+from rules.magni import scoring
 
 MAGNI_19_BOARD: dict[str, Any] = {'note': 'Rise of the Magni\'s 19-cell board (seed 001): flat-topped hexes, 1.5" from centre to corner, '
          'centred at (12", 12") on the table.',
@@ -257,3 +258,12 @@ OPTION_FIELDS: tuple[OptionField, ...] = (
                  ("reselect", "Nothing is placed; both choose again"))),
 )
 """Rise of the Magni's one option, for the fight for the centre."""
+
+UNIT_FIELDS: tuple[UnitField, ...] = (
+    UnitField("rating", "Rating", "A Hero's Rating, 1 to 4: higher is stronger; a team's ratings add up to 23 or less.",
+              1, 4, side_most=scoring.MAX_TEAM_RATING),
+    UnitField("lav", "LAV", "Left Attack Value: what the hero fights with across its NW and SW edges.", 0),
+    UnitField("cav", "CAV", "Center Attack Value: across its N and S edges, and for the Lead units' fight.", 0),
+    UnitField("rav", "RAV", "Right Attack Value: across its NE and SE edges.", 0),
+)
+"""What each hero tile carries (rules/magni/scoring.py reads them): asked for each unit on the new-game page."""

@@ -31,7 +31,7 @@ def setup_page(request: Request) -> Response:
 def setup_games() -> dict[str, Any]:
     """Every game as a new game starts: its title, board kind, example army (a roster file), standard boards, the
     cell kinds a board may have, the most pieces a cell holds, where its tags usually go, the play areas an open
-    table may be, and its options."""
+    table may be, its options and the values each unit carries (a hero's rating)."""
     out = []
     for name in game_names():
         game = find_game(name)
@@ -46,6 +46,7 @@ def setup_games() -> dict[str, Any]:
             "mount": game.usual_mount(),
             "play_areas": [list(a) for a in game.play_areas()],
             "options": [f.to_json() for f in game.option_fields()],
+            "unit_fields": [f.to_json() for f in game.unit_fields()],
         })
     return {"games": out}
 

@@ -400,7 +400,37 @@ function renameSide(from, to, input) {
 // What a unit the players left unnamed is called: its profile and tag ("Marsh Archer 14").
 const unnamed = (u) => `${u.profile || "unit"} ${u.tag ?? ""}`.trim();
 
+// The unit table's columns: the common ones, then the values each unit of this game carries (a hero's rating).
+function columns() {
+  return [...COLS, ...(game.unit_fields || []).map((f) => [f.key, "number", f.label, f])];
+}
+
+// The header row: the common columns as the page has them, then this game's own, each with its rule-book help.
+function drawHeader() {
+  const row = document.querySelector("#units thead tr");
+  for (const th of row.querySelectorAll("th.unit-field")) th.remove();
+  const last = row.lastElementChild;
+  for (const f of game.unit_fields || []) {
+    const th = document.createElement("th");
+    th.className = "unit-field"; th.textContent = f.label; th.title = f.help;
+    row.insertBefore(th, last);
+  }
+}
+
+// Each side's total of a value the rules cap per side ("Rating: red 23, blue 24 of at most 23").
+function sideTotals() {
+  const out = [];
+  for (const f of (game.unit_fields || []).filter((x) => x.side_most != null)) {
+    const sums = sides().map((s) => [s, units.filter((u) => u.owner === s).reduce((a, u) => a + (Number(u[f.key]) || 0), 0)]);
+    const over = sums.filter(([, n]) => n > f.side_most).map(([s]) => s);
+    out.push(`${f.label}: ${sums.map(([s, n]) => `${s} ${n}`).join(", ")} (at most ${f.side_most} a side` +
+      (over.length ? `; ${over.join(" and ")} ${over.length > 1 ? "are" : "is"} over)` : ")"));
+  }
+  return out.join(" · ");
+}
+
 function drawUnits() {
+  drawHeader();
   const body = document.querySelector("#units tbody");
   body.innerHTML = "";
   const list = $("profiles");
@@ -411,7 +441,7 @@ function drawUnits() {
   units.forEach((u, i) => {
     const tr = document.createElement("tr");
     tr.dataset.index = i;
-    for (const [k, type, label] of COLS) {
+    for (const [k, type, label, field] of columns()) {
       const td = document.createElement("td");
       td.dataset.label = label;
       let input;
@@ -422,7 +452,12 @@ function drawUnits() {
       } else {
         input = document.createElement("input");
         input.type = type; input.value = u[k] ?? "";
-        if (type === "number") input.step = "any";
+        if (type === "number") input.step = field ? "1" : "any";
+        if (field) {
+          input.title = field.help;
+          if (field.low != null) input.min = field.low;
+          if (field.high != null) input.max = field.high;
+        }
         if (k === "profile") input.setAttribute("list", "profiles");
         if (k === "name") input.placeholder = unnamed(u);
         if (k === "tag_in") input.placeholder = "as printed";
@@ -433,6 +468,7 @@ function drawUnits() {
         if (k === "profile" && "card" in u && u.card === u.profile) u.card = v;  // a game that reads the card by name
         if (v === "") delete u[k]; else u[k] = type === "number" ? Number(v) : v;
         if (k === "owner") drawSides();
+        if (field || k === "owner") countUnits();
         if (k === "base_mm") refit();
         if (k === "tag" || k === "profile") {  // an unnamed unit's name follows its profile and tag
           const name = tr.querySelector("input[data-key=name]");
@@ -449,7 +485,13 @@ function drawUnits() {
     td.append(del); tr.append(td);
     body.append(tr);
   });
-  $("unit-count").textContent = `${counted(units.length, "unit")} on ${counted(sides().length, "side")}`;
+  countUnits();
+}
+
+function countUnits() {
+  const totals = sideTotals();
+  $("unit-count").textContent = `${counted(units.length, "unit")} on ${counted(sides().length, "side")}` +
+    (totals ? ` · ${totals}` : "");
 }
 
 // A new unit: like the side's last one (its profile, base, mount and card), with the next free tag.
@@ -553,7 +595,7 @@ function rowError(i, text) {
   clearRowError(tr);
   const er = document.createElement("tr");
   er.className = "row-error";
-  const td = document.createElement("td"); td.colSpan = COLS.length + 1; td.className = "field-error"; td.textContent = text;
+  const td = document.createElement("td"); td.colSpan = columns().length + 1; td.className = "field-error"; td.textContent = text;
   er.append(td); tr.after(er);
 }
 
@@ -572,6 +614,14 @@ function checkUnits() {
     if (!(u.base_mm >= 10 && u.base_mm <= 200)) return bad(`${who}'s base must be 10 to 200 mm across, e.g. 25 or 32.`);
     if (u.base_height_in != null && !(u.base_height_in >= 0 && u.base_height_in <= 12)) return bad(`${who}'s tag height must be 0 to 12 inches; choose the mount and apply it.`);
     if (u.tag_in != null && !(u.tag_in >= 0.1 && u.tag_in <= 12)) return bad(`${who}'s tag size must be 0.1 to 12 inches, as printed.`);
+    for (const f of game.unit_fields || []) {
+      const v = u[f.key];
+      const range = f.low != null && f.high != null ? ` from ${f.low} to ${f.high}`
+        : f.low != null ? ` of ${f.low} or more` : f.high != null ? ` up to ${f.high}` : "";
+      if (!Number.isInteger(v) || (f.low != null && v < f.low) || (f.high != null && v > f.high)) {
+        return bad(`${who} needs its ${f.label}, a whole number${range}: ${f.help}`);
+      }
+    }
     return null;
   });
   if (!units.length) { say("units-error", "Each side needs at least one unit; add one."); ok = false; }

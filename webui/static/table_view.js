@@ -20,6 +20,8 @@ const BOARD_EVERY_MS = 100;
 // A player's own change (a selection, a layer, an answer) draws it at once.
 let panelShownAt = -Infinity, panelStatus;
 const STILL = ["paused", "ended"];
+// A feed the server stopped for a reason it gives (the sample under another game than its own), not a plain pause.
+const held = (st) => st.status === "paused" && Boolean(st.message) && st.message !== "Paused.";
 // A source in one of these statuses plays no frames: the panel says "–" frames a second, not the last rate.
 function setText(id, text) {
   const el = document.getElementById(id);
@@ -464,13 +466,15 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
       const shown = (msg.verdicts || []).map((v) => ({ type: "verdict", frame: msg.frame_index, ...v })).filter(listed);
       if (shown.length) queueEvents(shown);
       // a frame clears the banner, unless it came before the status that set it (its picture decodes meanwhile)
-      if (!["lost", "error"].includes(st.status) && !(received < endedAt)) banner("");
+      if (held(st)) banner(st.message, "info");
+      else if (!["lost", "error"].includes(st.status) && !(received < endedAt)) banner("");
       if (onFrame) onFrame(msg);
     },
     onStatus(msg) {
       endedAt = msg.status === "ended" ? performance.now() : -Infinity;
       if (msg.status === "lost" || msg.status === "error" || msg.status === "disconnected") banner(msg.message || "The camera is lost.", "bad");
       else if (msg.status === "ended") banner(msg.message || "The recording has ended.", "info");
+      else if (held(msg)) banner(msg.message, "info");
       else if (msg.status === "ok" || msg.status === "connected") banner("");
       if (STILL.includes(msg.status)) { flushPanel(); setText("fps", "–"); }
       if (onFrame && msg.status) onFrame(null, msg);
