@@ -225,6 +225,18 @@ def test_hex_skirmish_from_nothing(server: tuple[str, Any, Path], page: Any) -> 
     assert "Azure" in text, text
 
 
+OWNED_CELLS = """(() => {  // [owner, its colour, the camera canvas's RGBA round the middle of a cell's first edge]
+  const msg = window.tablesight.msg, c = document.getElementById("camera");
+  if (!msg || !c.dataset.imageWidth) return [];
+  const kx = c.width / Number(c.dataset.imageWidth), ky = c.height / Number(c.dataset.imageHeight);
+  return (msg.image_shapes || []).filter((s) => s.s === "hex-highlight" && s.o && msg.owners[s.o]).map((s) => {
+    const [a, b] = s.p, x = Math.round((a[0] + b[0]) / 2 * kx), y = Math.round((a[1] + b[1]) / 2 * ky);
+    return [s.o, msg.owners[s.o], [...c.getContext("2d").getImageData(x - 3, y - 3, 7, 7).data]];
+  });
+})()"""
+"""The Lead cells as the camera's canvas drew them."""
+
+
 def test_magni_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:
     url, app, setup_dir = server
     choose(page, url, "magni")
@@ -277,6 +289,15 @@ def test_magni_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:
     ruled_state(app, "magni", lambda st: st.lead_tie == "reselect")
     outcome, text = first_ruling(page, url, "magni", "lead")
     assert outcome == "legal" and "Ember Warden takes the centre (CAV 7 beats 5); red is Player 1" in text, text
+    # each Lead unit's cell is outlined in its side's colour on the camera's picture too (it was yellow there)
+    page.wait_for_function(OWNED_CELLS + ".length === 2", timeout=20000)
+    drawn = {o: (colour, px) for o, colour, px in page.evaluate(OWNED_CELLS)}
+    for owner, (colour, px) in drawn.items():
+        want = tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+        near = min(sum((a - b) ** 2 for a, b in zip(px[i:i + 3], want)) ** 0.5 for i in range(0, len(px), 4))
+        yellow = min(sum((a - b) ** 2 for a, b in zip(px[i:i + 3], (0xFF, 0xD3, 0x2A))) ** 0.5 for i in range(0, len(px), 4))
+        assert near < 40 and yellow > 120, (owner, colour, near, yellow)
+    assert set(drawn) == {"red", "blue"}
 
 
 def test_valknut_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:

@@ -131,13 +131,13 @@ function drawBadge(ctx, text, at, colour, px) {
 }
 
 // One pixel shape from the server (see session/frame_message.py for the keys). `k` scales line widths.
-function drawPixelShape(ctx, s, k, selected) {
+function drawPixelShape(ctx, s, k, selected, owners) {
   ctx.globalAlpha = s.faint ? 0.25 : 1;  // another unit's ring while one is in focus
-  try { return drawPixel(ctx, s, k, selected); } finally { ctx.globalAlpha = 1; }
+  try { return drawPixel(ctx, s, k, selected, owners); } finally { ctx.globalAlpha = 1; }
 }
 
-function drawPixel(ctx, s, k, selected) {
-  const st = styleOf(s.s);
+function drawPixel(ctx, s, k, selected, owners = {}) {
+  const st = ownedStyle(s.s, s.o, owners);
   ctx.setLineDash((st.dash || []).map((d) => d * k));
   ctx.lineWidth = (st.width || 2) * k;
   const stroke = s.s === "base" ? s.col : st.stroke;
@@ -251,7 +251,8 @@ export function drawCamera(canvas, bitmap, msg, extraShapes = [], opts = {}) {
   const all = [...shapes, ...extraShapes].filter(keep).map((s) => (words || s.k === "badge" ? s : { ...s, l: "" }))
     .sort((a, b) => order(a) - order(b));
   ctx.pendingLabels = [];
-  for (const s of all) n += drawPixelShape(ctx, s, k, msg ? msg.selected : null);
+  const owners = (msg && msg.owners) || {};
+  for (const s of all) n += drawPixelShape(ctx, s, k, msg ? msg.selected : null, owners);
   canvas.dataset.hiddenLabels = String(placeLabels(ctx));
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   canvas.dataset.shapes = String(n);
@@ -555,12 +556,16 @@ function drawInchOverlay(ctx, view, ov) {
   try { return drawInchShape(ctx, view, ov); } finally { ctx.globalAlpha = 1; }
 }
 
-// A game's cell of one side's (Rise of the Magni's tiles, "hex-highlight" with an owner): in that side's colour.
+// A game's cell of one side's (Rise of the Magni's tiles, "hex-highlight" with an owner): in that side's colour,
+// on the board and on the camera's picture alike.
 const OWNED_STYLES = new Set(["hex-highlight"]);
+function ownedStyle(style, owner, owners) {
+  const own = OWNED_STYLES.has(style) && owner && owners ? owners[owner] : null;
+  return own ? { ...styleOf(style), stroke: own, fill: hexAlpha(own, 0.25) } : styleOf(style);
+}
 
 function drawInchShape(ctx, view, ov) {
-  const own = OWNED_STYLES.has(ov.style) && ov.owner && view.owners ? view.owners[ov.owner] : null;
-  const st = own ? { ...styleOf(ov.style), stroke: own, fill: hexAlpha(own, 0.25) } : styleOf(ov.style);
+  const st = ownedStyle(ov.style, ov.owner, view.owners);
   const k = 1;
   ctx.setLineDash(st.dash || []);
   ctx.lineWidth = (st.width || 2) * k;
