@@ -4,7 +4,7 @@ standing so close that a tag cannot be read.
 - Not seen: a unit seen before and not seen for UNSEEN_S seconds or more (the frames' own timestamps, so a replay
   says what the live table said), unless the game has taken it off the table (`Game.off_table`: destroyed, sunk,
   aboard a ship). A hand passing over a base hides it for a moment; five seconds is longer than a reach.
-- Not on the table yet: a roster unit never seen (before deployment): said quietly, not as a warning.
+- Not seen on the table yet: a roster unit never seen (before deployment): said quietly, not as a warning.
 - Too close: two units whose bases' circles (at their last known positions, inches) overlap by more than
   OVERLAP_TOLERANCE_IN (or their combined ±), both standing still where the camera sees them, or one seen and the
   other lost for UNSEEN_S next to it (a figure put down over another's tag). Bases cannot overlap on a real
@@ -96,10 +96,10 @@ def too_close_words(c: TooClose, roster: Roster | None) -> str:
 
 
 def not_yet_words(tags: Collection[int], roster: Roster | None) -> str:
-    """"Not on the table yet: Red 4 and Blue 7." ("" when every unit has been seen)."""
+    """"Not seen on the table yet: Red 4 and Blue 7." ("" when every unit has been seen)."""
     if not tags:
         return ""
-    return f"Not on the table yet: {listed([unit_words(t, roster) for t in tags])}."
+    return f"Not seen on the table yet: {listed([unit_words(t, roster) for t in tags])}."
 
 
 def call_roll(tracks: Mapping[int, TrackView], roster: Roster | None, t: float,

@@ -57,7 +57,7 @@ def test_the_tracker_keeps_the_time_a_tag_was_last_seen_by_the_frames_own_clock(
     words = call.to_json(ROSTER)
     assert [u["text"] for u in words["unseen"]] == ["Red 4 not seen for 7 s: is its tag covered?"]
     assert words["unseen"][0]["seconds"] == 7
-    assert words["not_yet_text"] == "Not on the table yet: Ulf (red)."
+    assert words["not_yet_text"] == "Not seen on the table yet: Ulf (red)."
 
 
 @pytest.mark.parametrize(("hidden_frames", "said"), [(49, False), (50, True), (51, True)])

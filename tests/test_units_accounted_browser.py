@@ -106,7 +106,7 @@ def check_panel(seen: list[tuple[int, list[str], str]]) -> None:
         assert lost - 1.5 <= int(m.group(1)) <= lost, (frame, text)
         assert STILL - 1 + 5 * FPS <= frame < STILL + COVERED + 1
     assert any(f >= STILL + COVERED + 1 and not w for f, w, _ in seen), seen  # the tag seen again: no warning
-    assert {q for f, _, q in seen if f >= 0} == {"Not on the table yet: Red 12."}
+    assert {q for f, _, q in seen if f >= 0} == {"Not seen on the table yet: Red 12."}
 
 
 def test_the_live_page_says_which_unit_is_not_seen(server: tuple[str, Any], page: Any) -> None:

@@ -68,7 +68,7 @@ def test_a_figure_put_down_over_anothers_tag_names_both_units_and_the_overlap() 
     assert all(11 in s for s in seen[PUT_DOWN:])
     # before: Blue 7 not on the table yet, quietly; nothing too close
     first = results[0].roll_call.to_json(roster)
-    assert first["not_yet"] == [11] and first["not_yet_text"] == "Not on the table yet: Blue 7."
+    assert first["not_yet"] == [11] and first["not_yet_text"] == "Not seen on the table yet: Blue 7."
     assert first["too_close"] == [] and first["unseen"] == []
     lost_at = (PUT_DOWN - 1) * SECONDS_A_FRAME  # Red 4 last seen
     said = [r for r in results if r.roll_call.too_close]
