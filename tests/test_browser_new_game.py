@@ -283,6 +283,7 @@ def test_magni_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:
     assert saved["board"]["layout"] == {"size_in": 1.5, "orientation": "flat", "origin": [15, 11], "rotation_deg": 0}
     assert len(saved["board"]["cells"]) == 19 and saved["options"] == {"lead_tie": "reselect"}
     assert {(u["base_height_in"], u["tag_in"]) for u in saved["units"]} == {(0.125, 1.35)}
+    assert saved["roll_for_us"] is False  # the hex game saved before ticked "Roll for us"; a new game starts unticked
     warden = saved["units"][0]
     assert (warden["name"], warden["rating"], warden["lav"], warden["cav"], warden["rav"]) == (
         "Ember Warden", 4, 3, 7, 2)

@@ -53,7 +53,8 @@ function chooseGame(name, setup) {
   const roster = clone(setup || game.example);
   units = roster.units || [];
   extra = Object.fromEntries(Object.entries(roster).filter(([k]) => k !== "game" && k !== "units" && k !== "roll_for_us"));
-  if (setup) $("roll-for-us").checked = setup.roll_for_us === true;  // a setup loaded says; else as ticked (off at first)
+  // a setup loaded says; another game starts with the players rolling (the tick was for the game it was ticked for)
+  $("roll-for-us").checked = Boolean(setup) && setup.roll_for_us === true;
   drawGames();
   $("open-table").hidden = game.board === "hex";
   $("hex-table").hidden = game.board !== "hex";
