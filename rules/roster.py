@@ -270,43 +270,71 @@ def parse_roster(obj: Any, source: str = "the roster") -> Roster:
         raise RosterError(f'{source} has no "units" list; add one entry per tagged base.')
     units: dict[UnitId, RosterUnit] = {}
     roster_lean = _number(obj, "mount_lean_deg", MOUNT_LEAN_DEG, source, 0.0, 45.0)
+    problems: list[str] = []
     for i, entry in enumerate(units_in):
-        where = f"{source}, unit {i + 1}"
-        if not isinstance(entry, Mapping):
-            raise RosterError(f"{where} must be an object with tag, profile and owner.")
-        tag = _tag_id(entry.get("tag"), where, f"{source}, tag")
-        where = f"{source}, tag {tag}"
-        if tag in units:
-            raise RosterError(f"{where} is listed twice; every base needs its own tag id.")
-        for key in ("profile", "owner"):
-            if not isinstance(entry.get(key), str) or not entry.get(key):
-                raise RosterError(f'{where} has no "{key}"; every unit needs its {key}\'s name.')
-        offset = _offset(entry, where)
-        name = entry.get("name", f"{entry['profile']} {tag}")
-        if not isinstance(name, str):
-            raise RosterError(f"{where}: name must be text; got {name!r}.")
-        base_mm = _number(entry, "base_mm", 32.0, where, 10.0, 200.0)
-        tag_in = _number(entry, "tag_in", 0.0, where, 0.1, 12.0) if "tag_in" in entry else None
-        height = _number(entry, "base_height_in", 0.125, where, 0.0, 12.0)
-        lean = _number(entry, "mount_lean_deg", roster_lean, where, 0.0, 45.0)
-        units[tag] = RosterUnit(
-            tag=tag,
-            name=name,
-            profile=entry["profile"],
-            owner=entry["owner"],
-            base_mm=base_mm,
-            base_height_in=height,
-            tag_offset_in=offset,
-            extra={k: v for k, v in entry.items() if k not in _KNOWN},
-            tag_in=tag_in,
-            mount_pm_in=_number(entry, "mount_pm_in", 0.0, where, 0.0, 12.0) if "mount_pm_in" in entry else None,
-            mount_lean_deg=lean,
-            more_tags=_more_tags(entry, where, height, tag_in if tag_in is not None else tag_side_for_base(base_mm),
-                                 lean),
-        )
+        try:
+            unit = _unit(entry, f"{source}, unit {i + 1}", source, roster_lean, units)
+        except RosterError as err:  # every unit is read: a file with three mistakes says all three at once
+            problems.append(str(err))
+            continue
+        units[unit.tag] = unit
+    if problems:
+        raise RosterError(_all_of(problems, source))
     _check_tags_once(units, source)
     extra = {k: v for k, v in obj.items() if k not in ("game", "units")}
     return Roster(game=game.strip().lower(), units=units, extra=extra)
+
+
+MOST_SAID = 5
+"""How many of a roster's wrong units one message names."""
+
+
+def _all_of(problems: list[str], source: str) -> str:
+    """One problem as it is; several numbered, each its own sentence: "3 units of the roster are wrong. (1) Tag 12
+    has no "owner"; ... (2) ..." (the first MOST_SAID, then how many more)."""
+    if len(problems) == 1:
+        return problems[0]
+    said = [p.removeprefix(f"{source}, ") for p in problems[:MOST_SAID]]
+    more = len(problems) - len(said)
+    return (f"{len(problems)} units of {source} are wrong. " +
+            " ".join(f"({k}) {p[:1].upper()}{p[1:]}" for k, p in enumerate(said, 1)) +
+            (f" And {more} more." if more else ""))
+
+
+def _unit(entry: Any, where: str, source: str, roster_lean: float, units: Mapping[UnitId, RosterUnit]) -> RosterUnit:
+    """One entry of the roster's "units"; raises RosterError naming it and the field at fault."""
+    if not isinstance(entry, Mapping):
+        raise RosterError(f"{where} must be an object with tag, profile and owner.")
+    tag = _tag_id(entry.get("tag"), where, f"{source}, tag")
+    where = f"{source}, tag {tag}"
+    if tag in units:
+        raise RosterError(f"{where} is listed twice; every base needs its own tag id.")
+    for key in ("profile", "owner"):
+        if not isinstance(entry.get(key), str) or not entry.get(key):
+            raise RosterError(f'{where} has no "{key}"; every unit needs its {key}\'s name.')
+    offset = _offset(entry, where)
+    name = entry.get("name", f"{entry['profile']} {tag}")
+    if not isinstance(name, str):
+        raise RosterError(f"{where}: name must be text; got {name!r}.")
+    base_mm = _number(entry, "base_mm", 32.0, where, 10.0, 200.0)
+    tag_in = _number(entry, "tag_in", 0.0, where, 0.1, 12.0) if "tag_in" in entry else None
+    height = _number(entry, "base_height_in", 0.125, where, 0.0, 12.0)
+    lean = _number(entry, "mount_lean_deg", roster_lean, where, 0.0, 45.0)
+    return RosterUnit(
+        tag=tag,
+        name=name,
+        profile=entry["profile"],
+        owner=entry["owner"],
+        base_mm=base_mm,
+        base_height_in=height,
+        tag_offset_in=offset,
+        extra={k: v for k, v in entry.items() if k not in _KNOWN},
+        tag_in=tag_in,
+        mount_pm_in=_number(entry, "mount_pm_in", 0.0, where, 0.0, 12.0) if "mount_pm_in" in entry else None,
+        mount_lean_deg=lean,
+        more_tags=_more_tags(entry, where, height, tag_in if tag_in is not None else tag_side_for_base(base_mm),
+                             lean),
+    )
 
 
 def _check_tags_once(units: Mapping[UnitId, RosterUnit], source: str) -> None:

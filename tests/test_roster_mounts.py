@@ -132,3 +132,29 @@ def test_the_roster_page_saves_and_gives_back_more_tags(client: TestClient) -> N
     # the page's own table keeps every key it has no column for (webui/static/roster.js: tr.dataset.extra)
     js = (Path(__file__).resolve().parents[1] / "webui" / "static" / "roster.js").read_text(encoding="utf-8")
     assert "more_tags" not in js and "tr.dataset.extra = JSON.stringify" in js
+
+
+def test_every_wrong_unit_of_a_roster_is_named_at_once() -> None:
+    """A club's hand-edited file with several mistakes says each, numbered, not only the first (five at most)."""
+    obj = json.loads((Path(__file__).resolve().parents[1] / "examples" / "rosters" / "valknut.json").read_text())
+    obj["units"][0].pop("owner")
+    obj["units"][2]["base_mm"] = 500
+    obj["units"][3] = "Red 4"
+    with pytest.raises(RosterError) as err:
+        parse_roster(obj, "roster.json")
+    tags = [u["tag"] for u in obj["units"][:3]]
+    assert str(err.value) == (
+        f'3 units of roster.json are wrong. (1) Tag {tags[0]} has no "owner"; every unit needs its owner\'s name. '
+        f"(2) Tag {tags[2]}: base_mm is 500, outside 10 to 200. (3) Unit 4 must be an object with tag, profile and "
+        "owner.")
+    for u in obj["units"][4:11]:
+        u["profile"] = ""
+    with pytest.raises(RosterError) as err:
+        parse_roster(obj)
+    said = str(err.value)
+    assert said.startswith(f"{3 + len(obj['units'][4:11])} units of the roster are wrong. (1) Tag {tags[0]}")
+    assert said.count("(") == 5 and said.endswith(f" And {len(obj['units'][4:11]) - 2} more.")
+    obj["units"] = obj["units"][1:2]  # one mistake is said as it always was
+    obj["units"][0]["tag"] = 3
+    with pytest.raises(RosterError, match=r"^the roster, tag 3: ids 0-9 are anchor tags; give bases ids from 10 up\.$"):
+        parse_roster(obj)
