@@ -299,6 +299,19 @@ def test_magni_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:
         yellow = min(sum((a - b) ** 2 for a, b in zip(px[i:i + 3], (0xFF, 0xD3, 0x2A))) ** 0.5 for i in range(0, len(px), 4))
         assert near < 40 and yellow > 120, (owner, colour, near, yellow)
     assert set(drawn) == {"red", "blue"}
+    # red places next: 9 heroes on 17 free cells is a long list; words typed in its box narrow it
+    acts = httpx.get(url + "/api/live/actions", headers=SAME_ORIGIN).json()
+    place = next(g for g in acts["groups"] if g["kind"] == "place")
+    scout = [a["label"] for a in place["actions"] if "Ash Scout" in a["label"]]
+    assert len(place["actions"]) > 8 and 0 < len(scout) < len(place["actions"])
+    fold = "#declare-actions .declare-group[data-kind='place'] details.declare-fold"
+    page.click(fold + " summary")
+    page.fill(fold + " input.declare-find", "ash SCOUT")
+    shown = f"[...document.querySelectorAll(\"{fold} button\")].filter((b) => !b.hidden).map((b) => b.textContent)"
+    assert page.evaluate(shown) == scout
+    page.fill(fold + " input.declare-find", f"ash scout {scout[0].split('[')[1].split(']')[0]}")
+    assert page.evaluate(shown) == scout[:1]
+    shot(page, "magni", "7-find")
 
 
 def test_valknut_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:

@@ -91,6 +91,7 @@ function startDeclare() {
   const resultEl = document.getElementById("declare-result");
   let unit = null, busy = false, shown = "", timer = null, titles = {}, declared = () => {};
   let point = null;  // a table point (inches) clicked on the board: the actions there are listed instead
+  const opened = new Set(), finds = new Map();  // by group kind: a fold the player opened, the words typed to find
 
   function statusText(st, key) {
     const game = titles[key] || key;
@@ -133,10 +134,12 @@ function startDeclare() {
       if (g.actions.length > GROUP_FOLD && (unit === null || unit === undefined)) {
         const fold = document.createElement("details");
         fold.className = "declare-fold";
+        fold.open = opened.has(g.kind);  // the page's next reading of the actions keeps it as the player left it
+        fold.addEventListener("toggle", () => { if (fold.open) opened.add(g.kind); else opened.delete(g.kind); });
         const sum = document.createElement("summary");
         const ofUnits = g.actions.some((a) => a.action.unit !== null && a.action.unit !== undefined);
         sum.textContent = `Show all ${g.actions.length}` + (ofUnits ? ", or click a unit on the table to see only its actions" : "");
-        fold.append(sum);
+        fold.append(sum, finder(g.kind, fold));
         box.append(fold);
         holder = fold;
       }
@@ -155,8 +158,32 @@ function startDeclare() {
       }
       listEl.append(h, box);
     }
+    for (const fold of listEl.querySelectorAll("details.declare-fold")) narrow(fold);
     listEl.dataset.count = String(r.count || 0);
     listEl.dataset.legal = String(r.legal ?? r.count ?? 0);
+  }
+
+  // A long group's search box: only the actions whose words hold every word typed ("ember tide", "0, -1").
+  function finder(kind, fold) {
+    const input = document.createElement("input");
+    input.type = "search";
+    input.className = "declare-find";
+    input.placeholder = "Find: a unit, a side or a place";
+    input.setAttribute("aria-label", "Find an action");
+    input.value = finds.get(kind) || "";
+    input.addEventListener("input", () => { finds.set(kind, input.value); narrow(fold); });
+    return input;
+  }
+  function narrow(fold) {
+    const input = fold.querySelector("input.declare-find");
+    const words = (input ? input.value : "").toLowerCase().split(/\s+/).filter(Boolean);
+    let left = 0;
+    for (const b of fold.querySelectorAll("button")) {
+      const text = b.textContent.toLowerCase();
+      b.hidden = !words.every((w) => text.includes(w));
+      if (!b.hidden) left += 1;
+    }
+    fold.dataset.shown = String(left);
   }
 
   let askedAt = -Infinity;  // when the actions were last asked for (performance.now(), ms)
