@@ -138,6 +138,7 @@ def _story(report: BattleReport) -> list[dict[str, Any]]:
 def render_report(report: BattleReport) -> str:
     """The report's HTML text."""
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html"]))
+    env.filters["sentence"] = _sentence
     colours = report_plots.side_colours([u.owner for u in report.units.values()])
     attacks = report.attacks_by_unit()
     distance = report.distance_by_chapter()
@@ -225,3 +226,9 @@ def check_target(target: Path) -> Path:
     if not target.parent.is_dir():
         raise InputError(f"The folder {target.parent} does not exist; create it or write the report elsewhere.")
     return target
+
+
+def _sentence(text: object) -> str:
+    """A message as a sentence starts, with a capital ("red's army is appraised ..." -> "Red's army ...")."""
+    words = str(text)
+    return words[:1].upper() + words[1:]

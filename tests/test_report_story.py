@@ -206,6 +206,9 @@ def test_vigtavl_story_is_told_round_by_round_with_its_tokens(vigtavl: tuple[Bat
     assert "The game keeps no score" not in html and not re.search(r"\b1 turns?\b", html)
     assert f"<b>{len(rounds)}</b><span>rounds played</span>" in html
     assert html.count('<section class="chapter">') == len(rounds)
+    # each ruling is told as a sentence starts: "Red places ...", not "red places ..."
+    starts = re.findall(r'<span class="badge [^"]*">[^<]*</span> (\S)', html)
+    assert len(starts) > 50 and not [c for c in starts if c.islower()], sorted(set(starts))
 
 
 def test_vigtavl_close_combats_are_attacks_with_their_dice(vigtavl: tuple[BattleReport, list[Any], Any, Any]) -> None:
