@@ -502,8 +502,9 @@ def test_hex_skirmish_attack_takes_the_typed_skulls_and_shields(server: tuple[st
         page.click("#dice-rule")
         text = verdict_text(page)
         assert text.startswith("Marsh Archer 14 attacks Stone Giant 24 (dice typed in)"), text
-        assert (f"Marsh Archer 14 attacks Stone Giant 24 at 6 hex(es): {skulls} skull(s) against {shields} shield(s), "
-                f"{wounds} wound(s).") in text, text
+        said = lambda n, w: f"{n} {w}" + ("" if n == 1 else "s")  # noqa: E731
+        assert (f"Marsh Archer 14 attacks Stone Giant 24 at 6 hexes: attack dice {attack}, {said(skulls, 'skull')}; "
+                f"defense dice {defense}, {said(shields, 'shield')}; {said(wounds, 'wound')}.") in text, text
         rolls = page.locator("#dice-verdict .dice-roll")
         assert [rolls.nth(i).get_attribute("data-faces") for i in range(rolls.count())] == [
             ",".join(map(str, attack)), ",".join(map(str, defense))]

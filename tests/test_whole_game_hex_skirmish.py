@@ -149,8 +149,8 @@ def test_a_whole_game_of_hex_skirmish_from_setup_to_the_last_figure(game: WholeG
     # ---- round 1: the Archer shoots the Hawk Rider (2 skulls, no shield: 2 wounds); the Giant walks 2 hexes
     initiative(1)
     choose(11)
-    attack(11, 20, [1, 1], [6, 6], "Marsh Archer 11 attacks Hawk Rider 20 at 5 hex(es): 2 skull(s) against 0 shield(s), "
-                                   "2 wound(s).")
+    attack(11, 20, [1, 1], [6, 6], "Marsh Archer 11 attacks Hawk Rider 20 at 5 hexes: attack dice [1, 1], 2 "
+                                   "skulls; defense dice [6, 6], 0 shields; 2 wounds.")
     end_turn()
     choose(21)
     carry(21, (1, -2))
@@ -168,15 +168,15 @@ def test_a_whole_game_of_hex_skirmish_from_setup_to_the_last_figure(game: WholeG
     assert shown_mid.score["blue"] == "1 of 2 figures standing, 3 wounds taken" and shown_mid.winner is None
     choose(21)
     carry(21, (-1, -1))
-    attack(21, 10, [6, 6, 6, 6], [6, 6, 6, 6], "0 skull(s) against 0 shield(s), 0 wound(s).")
+    attack(21, 10, [6, 6, 6, 6], [6, 6, 6, 6], "attack dice [6, 6, 6, 6], 0 skulls; defense dice [6, 6, 6, 6], 0 shields; 0 wounds.")
     end_turn()
     # ---- round 3: Knight and Giant trade blows (3 wounds on the Giant, 1 on the Knight)
     initiative(3)
     choose(10)
-    attack(10, 21, [1, 1, 1], [6, 6, 6], "3 skull(s) against 0 shield(s), 3 wound(s).")
+    attack(10, 21, [1, 1, 1], [6, 6, 6], "attack dice [1, 1, 1], 3 skulls; defense dice [6, 6, 6], 0 shields; 3 wounds.")
     end_turn()
     choose(21)
-    attack(21, 10, [1, 1, 6, 6], [4, 6, 6, 6], "2 skull(s) against 1 shield(s), 1 wound(s).")
+    attack(21, 10, [1, 1, 6, 6], [4, 6, 6, 6], "attack dice [1, 1, 6, 6], 2 skulls; defense dice [4, 6, 6, 6], 1 shield; 1 wound.")
     end_turn()
     # ---- round 4: the Knight's 3 more wounds destroy the Giant: red's figures alone stand
     initiative(4)

@@ -353,9 +353,9 @@ def roll_initiative(
     return tuple(rank(list(owners), None)), history
 
 
-def _count(n: int, thing: str) -> str:
-    """'1 skull', '3 skulls'."""
-    return f"{n} {thing}" + ("" if n == 1 else "s")
+def _count(n: int, thing: str, things: str = "") -> str:
+    """'1 skull', '3 skulls', '0 shields' ('2 hexes' with things="hexes")."""
+    return f"{n} {thing}" if n == 1 else f"{n} {things or thing + 's'}"
 
 
 def winner_of(state: SkirmishState) -> str | None:
@@ -717,8 +717,8 @@ class HexSkirmish(Game):
                 _verdict(
                     "engagement.disengage",
                     Outcome.INFO,
-                    f"{card.name} leaves engagement with tag(s) {', '.join(map(str, foes))}: 1 attack die "
-                    f"({faces[0]}), {wounds} wound(s)." + (" It is destroyed." if fig.destroyed else ""),
+                    f"{card.name} leaves engagement with {foe_names}: 1 attack die ({faces[0]}), "
+                    f"{_count(wounds, 'wound')}." + (" It is destroyed." if fig.destroyed else ""),
                     fig.tag,
                     dice=list(faces),
                     wounds=wounds,
@@ -759,7 +759,7 @@ class HexSkirmish(Game):
                         "move.fall",
                         Outcome.INFO,
                         f"{card.name} falls {fall.drop} levels (Height {card.height}): {fall.roll} "
-                        f"{list(faces)}, {wounds} wound(s)." + (" It is destroyed." if fig.destroyed else ""),
+                        f"{list(faces)}, {_count(wounds, 'wound')}." + (" It is destroyed." if fig.destroyed else ""),
                         fig.tag,
                         drop=fall.drop,
                         dice=list(faces),
@@ -881,12 +881,13 @@ class HexSkirmish(Game):
         res = attack_roll(card, tcard, attack_faces, defense_faces)
         new, tfig = _wound(replace(state, attacked=True), tfig, res.wounds)
         msg = (  # each figure by its card and tag: two of one card may fight
-            f"{name_of(fig)} attacks {name_of(tfig)} at {d} hex(es): {res.skulls} skull(s) against "
-            f"{res.shields} shield(s), {res.wounds} wound(s)." + (f" {name_of(tfig)} is destroyed." if tfig.destroyed else "")
+            f"{name_of(fig)} attacks {name_of(tfig)} at {_count(d, 'hex', 'hexes')}: attack dice {list(attack_faces)}, "
+            f"{_count(res.skulls, 'skull')}; defense dice {list(defense_faces)}, {_count(res.shields, 'shield')}; "
+            f"{_count(res.wounds, 'wound')}." + (f" {name_of(tfig)} is destroyed." if tfig.destroyed else "")
         )
         if res.counter_wounds:
             new, fig = _wound(new, fig, res.counter_wounds)
-            msg += f" Counterstrike: {res.counter_wounds} hit(s) back." + (
+            msg += f" Counterstrike: {_count(res.counter_wounds, 'hit')} back." + (
                 f" {name_of(fig)} is destroyed." if fig.destroyed else ""
             )
         moved = {t: p for t, p in positions.items() if not (new.figure(t) and new.figure(t).destroyed)}  # type: ignore[union-attr]
