@@ -556,6 +556,11 @@ class TurnStatus:
         return out
 
 
+def counted(n: int, thing: str, things: str = "") -> str:
+    """A number of things as a sentence says it: "1 token", "3 tokens", "0 tokens" ("2 hexes": things="hexes")."""
+    return f"{n} {thing}" if n == 1 else f"{n} {things or thing + 's'}"
+
+
 def listed(words: Sequence[str]) -> str:
     """Words as a sentence lists them: "A", "A and B", "A, B and C" ("" for none)."""
     if len(words) <= 1:

@@ -580,7 +580,7 @@ def test_vigtavl_close_combat_takes_the_typed_faces_and_a_tie_is_rolled_again(
         assert pending_sentence(page).startswith(f"Blue rolls {dice} d6 for Infantry 24's defence")
         answer(defence)
         text = verdict_text(page)
-        assert (f"Close combat: {dice} {'die' if dice == 1 else 'dice'} against {dice}; highest {max(attack)} v {max(defence)} after 1 tie(s) "
+        assert (f"Close combat: {dice} {'die' if dice == 1 else 'dice'} against {dice}; highest {max(attack)} v {max(defence)} after 1 tie "
                 "re-rolled: the attacker wins.") in text, text
         assert "Infantry 24 is captured" in text, text
         rolls = page.locator("#dice-verdict .dice-roll")

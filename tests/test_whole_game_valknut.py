@@ -210,7 +210,7 @@ def test_a_whole_game_of_valknut_from_the_stockpiles_to_a_runestone_delivered(ga
     assert game.state().phase == "activations" and game.state().active_unit == 10
     outcome, text = declare(page, "end_activation", "end Red 1's activation")
     assert outcome == "legal", text
-    assert "Red 1 delivered 1 Runestone(s) to red's Drop Zone (section 1); red has 1 of 1." in text, text
+    assert "Red 1 delivered 1 Runestone to red's Drop Zone (section 1); red has 1 of 1." in text, text
 
     state = game.state()
     assert rules.is_over(state) and state.winner == "red" and state.turn == 2

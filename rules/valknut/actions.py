@@ -27,6 +27,7 @@ from rules.engine import (
     Positions,
     ScenarioError,
     Verdict,
+    counted,
     listed,
 )
 from rules.geometry import (
@@ -862,7 +863,7 @@ def check_pick_up_runestone(table: Table, action: Action) -> list[Verdict]:
     unit = table.unit(tag)
     if len(unit.carrying) >= stats.capacity:
         return [_v("valknut.runestone.one_at_a_time", Outcome.ILLEGAL,
-                   f"Unit {tag} already carries {len(unit.carrying)} Runestone(s); it can carry {stats.capacity}.", tag)]
+                   f"Unit {tag} already carries {counted(len(unit.carrying), 'Runestone')}; it can carry {stats.capacity}.", tag)]
     asked = action.params.get("stockpile")
     piles = table.state.stockpiles
     if isinstance(asked, int) and not isinstance(asked, bool) and 0 <= asked < len(piles) and piles[asked].stones <= 0:
@@ -953,7 +954,7 @@ def check_assign_spirits(table: Table, action: Action) -> list[Verdict]:
         return [_v("valknut.spirits.pool", Outcome.ILLEGAL, f"Unit {tag} has no Spirits: it has no Raven steps.", tag)]
     if len(wanted) > raven:
         return [_v("valknut.spirits.pool", Outcome.ILLEGAL,
-                   f"Unit {tag} has {raven} Spirit(s) and cannot assign {len(wanted)}.", tag, pool=raven)]
+                   f"Unit {tag} has {counted(raven, 'Spirit')} and cannot assign {len(wanted)}.", tag, pool=raven)]
     for target, effect in wanted:
         need = BLESSINGS[effect][0]
         if raven < need:
@@ -962,7 +963,7 @@ def check_assign_spirits(table: Table, action: Action) -> list[Verdict]:
         if target not in table.positions:
             return [_v("valknut.spirits.target", Outcome.ILLEGAL,
                        f"Unit {target} is not on the battlefield and cannot be Blessed.", tag)]
-    return [_v("valknut.spirits.pool", Outcome.LEGAL, f"Unit {tag} assigns {len(wanted)} of its {raven} Spirit(s).",
+    return [_v("valknut.spirits.pool", Outcome.LEGAL, f"Unit {tag} assigns {len(wanted)} of its {counted(raven, 'Spirit')}.",
                tag, pool=raven)]
 
 

@@ -76,6 +76,7 @@ from rules.engine import (
     TurnStatus,
     UnitId,
     Verdict,
+    counted,
     listed,
     register,
     takes_dice,
@@ -577,7 +578,7 @@ class Valknut(Game):
             a = unit_of("unit")
             near = table.engaged(a)
             verdicts.append(Verdict("valknut.engagement", Outcome.INFO,
-                                    f'Unit {a} has {len(near)} enemy unit(s) within 1": '
+                                    f'Unit {a} has {counted(len(near), "enemy unit")} within 1": '
                                     + (", ".join(f"{e} at {m.text()}" + (" (too close to call)" if o is Outcome.TOO_CLOSE_TO_CALL else "")
                                                  for e, m, o in near) or "none") + ".", a,
                                     {"enemies": [e for e, _, _ in near],

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.dice import DiceCup
-from rules.engine import Outcome, Positions, Verdict
+from rules.engine import Outcome, Positions, Verdict, counted
 from rules.geometry import wholly_within
 from rules.valknut.board import Battlefield
 from rules.valknut.state import GroundStone, ValknutState
@@ -142,7 +142,7 @@ def deliveries(state: ValknutState, positions: Positions, tag: int) -> tuple[Val
     state = replace(state, delivered=state.delivered.plus(unit.owner, len(scored)))
     total = state.delivered.of(unit.owner)
     v = Verdict("valknut.win.runestones", Outcome.INFO,
-                f"Unit {tag} delivered {len(scored)} Runestone(s) to {unit.owner}'s Drop Zone (section {zone}); "
+                f"Unit {tag} delivered {counted(len(scored), 'Runestone')} to {unit.owner}'s Drop Zone (section {zone}); "
                 f"{unit.owner} has {total} of {state.options.target}.", tag, {"delivered": total})
     return state, [v]
 

@@ -99,6 +99,8 @@ from rules.engine import (
     TurnStatus,
     UnitId,
     Verdict,
+    counted,
+    listed,
     register,
     takes_dice,
 )
@@ -406,7 +408,7 @@ def _defeat(state: VigtavlState, loser: Piece, victor: str, at: Hex, how: str) -
         out.append(_fixed(_info("results.land_victory", f"{loser.kind} {loser.id} is captured and held at "
                                 f"{_name(prison)}.", loser.id, prison=_hx(prison)), fix.prisoner_to(loser, prison, victor)))
     state = state.claim(victor, "battle", value, f"{how}: {loser.kind} {loser.id}")
-    out.append(_info("victory.battle", f"{victor} collects {value} battle token(s) for {loser.kind} {loser.id}.",
+    out.append(_info("victory.battle", f"{victor} collects {counted(value, 'battle token')} for {loser.kind} {loser.id}.",
                      loser.id, tokens=value))
     return _lost(state, loser.owner), out
 
@@ -474,7 +476,7 @@ def _battle(
         out.append(_ok("combat.close", f"Close combat: {dice} {'die' if dice == 1 else 'dice'} against "
                        f"{STATS[defender.kind].cost}; highest "
                        f"{max(res.attacker_rolls[-1])} v {max(res.defender_rolls[-1])}"
-                       f"{f' after {res.rerolls} tie(s) re-rolled' if res.rerolls else ''}: the {who} wins.",
+                       f"{' after ' + counted(res.rerolls, 'tie') + ' re-rolled' if res.rerolls else ''}: the {who} wins.",
                        attacker.id, winner=who, **nums))
         won = res.attacker_wins
     else:
@@ -868,7 +870,7 @@ def _take_development(state: VigtavlState, dev: Development, taker: str) -> tupl
     out = [_fixed(_ok("seize", f"{taker} seizes {victim}'s {dev.kind} on {_name(dev.hex)}.", None, value=value),
                   fix.development_changes(dev.kind, dev.hex, victim, taker))]
     state = state.claim(taker, "conquer", value, f"{dev.kind} at {_name(dev.hex)}")
-    out.append(_info("victory.conquer", f"{taker} collects {value} conquer token(s).", None, tokens=value))
+    out.append(_info("victory.conquer", f"{taker} collects {counted(value, 'conquer token')}.", None, tokens=value))
     if not any(d.owner == victim for d in state.developments):
         state = state.claim(taker, "last development", LAST_DEVELOPMENT_BONUS, f"{victim}'s last development")
         out.append(_info("victory.last_development", f"It was {victim}'s last development: {taker} collects "
@@ -878,7 +880,7 @@ def _take_development(state: VigtavlState, dev: Development, taker: str) -> tupl
             state = state.with_piece(replace(pr, captor=None))
             v = STATS[pr.kind].cost
             state = state.claim(taker, "rescue", v, f"{pr.kind} {pr.id}")
-            out.append(_info("results.rescue", f"{pr.kind} {pr.id} is freed: {taker} collects {v} rescue token(s).", pr.id, tokens=v))
+            out.append(_info("results.rescue", f"{pr.kind} {pr.id} is freed: {taker} collects {counted(v, 'rescue token')}.", pr.id, tokens=v))
         elif pr.captor == victim:
             state = state.with_piece(replace(pr, captor=taker))
             out.append(_info("results.rescue", f"{pr.kind} {pr.id} becomes {taker}'s prisoner.", pr.id))
@@ -1119,7 +1121,8 @@ def _end_turn_action(state: VigtavlState, action: Action, cup: DiceCup) -> tuple
         raise Illegal("phases", f"There are no turns to end in the {state.phase} phase.")
     state = _finish_active(state)
     if state.now.losers:
-        return state, [_info("retaliation", f"{', '.join(state.now.losers)} retaliate(s) before the turn ends.")]
+        return state, [_info("retaliation", f"{listed(list(state.now.losers))} "
+                                       f"{'retaliates' if len(state.now.losers) == 1 else 'retaliate'} before the turn ends.")]
     player = state.player
     gold, silver = state.gold[state.turn], state.silver[state.turn]
     state = _end_turn(state)
@@ -1226,7 +1229,7 @@ def _settle(state: VigtavlState) -> tuple[VigtavlState, list[Verdict]]:
     for p in state.players:
         state = anytime_claims(state, p)
     for c in state.claims[before:]:
-        out.append(_info(f"victory.{c.kind.replace(' ', '_')}", f"{c.player} claims {c.kind}: {c.tokens} token(s) ({c.note}).",
+        out.append(_info(f"victory.{c.kind.replace(' ', '_')}", f"{c.player} claims {c.kind}: {counted(c.tokens, 'token')} ({c.note}).",
                          None, tokens=c.tokens))
     now = state.now
     if now.retaliating is not None:
