@@ -163,17 +163,20 @@ def move_trail_overlays(moves: Iterable[Mapping[str, Any]]) -> list[dict[str, An
     return out
 
 
-def unit_list(fixes: Sequence[Any], roster: Roster | None, colours: Mapping[str, str]) -> list[dict[str, Any]]:
-    """One entry per measured base: where it is (inches), its ± and its base, named and coloured by roster."""
+def unit_list(fixes: Sequence[Any], roster: Roster | None, colours: Mapping[str, str],
+              corrected: Mapping[int, tuple[float, float]] | None = None) -> list[dict[str, Any]]:
+    """One entry per measured base: where it is (inches), its ± and its base, named and coloured by roster;
+    `corrected`: units the players put elsewhere than the camera measured, drawn where they put them."""
     units = []
     for f in fixes:
         ru = roster.units.get(int(f.tag)) if roster is not None else None
         owner = ru.owner if ru else None
+        x, y = (corrected or {}).get(int(f.tag), (float(f.x), float(f.y)))
         units.append(
             {
                 "tag": int(f.tag),
-                "x": round(float(f.x), 3),
-                "y": round(float(f.y), 3),
+                "x": round(float(x), 3),
+                "y": round(float(y), 3),
                 "z": round(float(f.z), 3),
                 "yaw_deg": round(float(f.yaw_deg), 1),
                 "pm": round(float(f.pm), 3),
@@ -333,7 +336,7 @@ def build_frame_message(
     """The JSON the page draws one frame from (inch overlays for the board, pixel shapes for the image).
     shapes=False leaves "image_shapes" None, for `add_image_shapes` to fill in later (on the encoder's thread)."""
     colours = side_colours(roster)
-    units = unit_list(result.fixes, roster, colours)
+    units = unit_list(result.fixes, roster, colours, getattr(result, "corrected", None))
     overlays = [round_overlay(o) for o in result.overlays]
     trailed = _units_with_trails(overlays)
     overlays += move_trail_overlays(m for m in moves if m.get("tag") not in trailed)

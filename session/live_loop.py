@@ -248,6 +248,15 @@ class LiveLoop:
             self._paused_why = why
             self._cond.notify_all()
 
+    def show_settled(self) -> None:
+        """A recording stopped before WARMUP_FRAMES (its first moments, or not yet opened) is shown at that frame
+        instead, its earlier frames ruled silently: a new game's pipeline then has its units settled where they
+        stand (a tracker settles a base over several frames). Later frames are shown as they are."""
+        with self._cond:
+            if self._frame_index < WARMUP_FRAMES:
+                self._seek_to = WARMUP_FRAMES
+                self._cond.notify_all()
+
     def step(self) -> None:
         """Show the next frame while paused."""
         with self._cond:
@@ -406,8 +415,7 @@ class LiveLoop:
             events = [_OfDeclaration(e, n) for e in events]
         base = self.latest_result
         if base is not None and pipe is not None and int(base.frame_index) == frame:
-            again = dataclasses.replace(cast(Any, base), events=tuple(events), verdicts=tuple(verdicts),
-                                        overlays=tuple(pipe.overlays_now()))
+            again = _drawn_again(base, pipe, events=tuple(events), verdicts=tuple(verdicts))
             self._publish(again, time.perf_counter(), time.time())
             self._encoder.flush()
         else:
@@ -603,11 +611,11 @@ class LiveLoop:
                     if not self._playing and self._frame_index >= 0:
                         if carried and self._redraw_paused():
                             continue  # the game goes on: the shown frame is drawn again with the new setup
-                        if isinstance(feed, SeekableFeed):
+                        if isinstance(feed, SeekableFeed) and seek is None:
                             seek = self._frame_index  # redraw the paused frame through the new pipeline
                 if seek is not None and isinstance(feed, SeekableFeed):
                     with self._lock:  # a declaration meanwhile waits for the sought frame's game
-                        self._seek(feed, seek)
+                        self._seek(feed, min(seek, len(feed) - 1))
                     anchor = None
                 try:
                     frame = feed.read()
@@ -739,7 +747,7 @@ class LiveLoop:
         base, pipe = self.latest_result, self._pipeline
         if base is None or pipe is None:
             return False
-        again = dataclasses.replace(cast(Any, base), events=(), verdicts=(), overlays=tuple(pipe.overlays_now()))
+        again = _drawn_again(base, pipe, events=(), verdicts=())
         self._publish(again, time.perf_counter(), time.time())
         self._encoder.flush()
         return True
@@ -769,8 +777,7 @@ class LiveLoop:
             events, verdicts = pipe.finish()
             self._record_ruled()
         if events or verdicts:
-            again = dataclasses.replace(cast(Any, base), events=events, verdicts=verdicts,
-                                        overlays=tuple(pipe.overlays_now()))
+            again = _drawn_again(base, pipe, events=events, verdicts=verdicts)
             self._publish(again, time.perf_counter(), time.time())
 
     def _seek(self, feed: Any, target: int) -> None:
@@ -940,6 +947,14 @@ class _OfDeclaration:
 
     def to_json(self) -> dict[str, Any]:
         return {**self.event.to_json(), "declaration": self.declaration}
+
+
+def _drawn_again(base: Any, pipe: Any, **changes: Any) -> Any:
+    """The frame shown, drawn again with the game as it now stands: the pipeline's overlays and, for a pipeline
+    that keeps them, the units the players put elsewhere than the camera measured."""
+    if hasattr(base, "corrected") and hasattr(pipe, "corrected"):
+        changes["corrected"] = pipe.corrected()
+    return dataclasses.replace(base, overlays=tuple(pipe.overlays_now()), **changes)
 
 
 def recorded(verdict: dict[str, Any]) -> dict[str, Any]:

@@ -111,6 +111,9 @@ class FrameResult(ShowsFrame):
     timings_ms: Mapping[str, float] = field(default_factory=dict)
     roll_call: RollCall = RollCall()
     """The roster's units not seen for a while, not on the table yet, or standing too close (session/roll_call.py)."""
+    corrected: Mapping[UnitId, tuple[float, float]] = field(default_factory=dict)
+    """Units the players put elsewhere than the camera measured (a correction, a move declared with the camera still):
+    where they stand for the rules, inches; the page draws them there."""
 
     def project_to_image(self, points_in: np.ndarray) -> np.ndarray:
         """Table points (N, 3) inches -> image pixels (N, 2)."""
@@ -419,6 +422,11 @@ class Pipeline:
                      "message": f"There is no declaration to undo: {why}."}]
         self.state, self._last, self._undoable = last.state_before, None, None
         self.pending = None
+        if self.game is not None and last.action.kind in self.game.camera_kinds:  # a declared move: back it goes
+            for unit, p in last.before.items():
+                if unit in self.overrules.corrections:
+                    self.overrules.corrections[unit] = (float(p.x), float(p.y))
+            self.positions = self._placements()
         if self.last_dice is not None and self.last_dice.ruling is last:
             self.last_dice = None  # the dice panel no longer shows its verdict, nor offers to correct its faces
         self.overrules.forget(last.keys)  # its verdicts no longer stand: nothing of them to overrule
@@ -541,6 +549,37 @@ class Pipeline:
         self.positions = self._placements()
         return ruled.verdicts
 
+    def _put_where_declared(self, before: Mapping[UnitId, Placement], after: Mapping[UnitId, Placement]) -> None:
+        """A camera's kind of action (a move) the players declared, legal: no camera saw it (a still sample, a camera
+        off), so each unit it moved stands where the rules now have it, as a correction puts it, until the camera sees
+        that unit move."""
+        seen = self._camera_placements()
+        for unit, p in after.items():
+            b = before.get(unit)
+            if unit in seen and b is not None and (abs(p.x - b.x) > 1e-6 or abs(p.y - b.y) > 1e-6):
+                self.overrules.corrections[unit] = (float(p.x), float(p.y))
+        self.positions = self._placements()
+
+    def _move_to(self, move: Action, last: LastRuling, at: Sequence[float]) -> Action:
+        """`move` (the last move, sent to the corrected point in inches) as its game declares a move to that point
+        (`Game.actions_at`): a hex game's move names the hex there, not the point."""
+        if self.game is None or move.unit is None:
+            return move
+        try:
+            there = self.game.actions_at(last.state_before, dict(last.before), move.unit, (float(at[0]), float(at[1])))
+        except RulesInputError:
+            return move
+        same = next((a for a in there if a.kind == move.kind and a.unit == move.unit), None)
+        if same is None:
+            return move
+        kept = {k: v for k, v in last.action.params.items() if k not in ("to", "length_in", *same.params)}
+        return Action(move.kind, move.unit, {**kept, **same.params})
+
+    def corrected(self) -> dict[UnitId, tuple[float, float]]:
+        """Where the players put units the camera measured elsewhere (inches), for the page to draw them there."""
+        seen = self._camera_placements()
+        return {u: xy for u, xy in self.overrules.corrections.items() if u in seen}
+
     def _correct(self, action: Action) -> list[dict[str, Any]]:
         """A position correction, decided in session/overrule.py; its unit's last move ruled again from there."""
         fix = self.overrules.correct(action, self._camera_placements().get(action.unit) if action.unit is not None
@@ -549,10 +588,11 @@ class Pipeline:
         reruled: list[dict[str, Any]] = []
         held = self.take_backs.holds.get(action.unit) if action.unit is not None else None
         if fix.rerule is not None and self._last is not None:
+            rerule = self._move_to(fix.rerule, self._last, fix.numbers["at_in"])
             self.state = self._last.state_before
             if action.unit is not None:
                 self.take_backs.release(action.unit)  # where the players say it stands is ruled again
-            reruled = self._apply(fix.rerule, dict(self._last.before))
+            reruled = self._apply(rerule, dict(self._last.before))
             if held is not None and any(v.get("outcome") == Outcome.ILLEGAL.value for v in reruled):
                 self.take_backs.holds[held.legal.unit] = held  # still too far: still held where it legally stood
         self.positions = self._placements()
@@ -665,6 +705,8 @@ class Pipeline:
         if result.state is not self.state and result.state != self.state:
             self._undoable = last  # what Undo takes back: the last ruling that changed the game
         self.state = result.state
+        if not camera and self.game is not None and action.kind in self.game.camera_kinds and result.legal:
+            self._put_where_declared(before, result.positions)
         out = [v.to_json() for v in result.verdicts]
         if not result.rolls:
             return out, action
@@ -771,6 +813,7 @@ class Pipeline:
             calibration=self.calibration,
             timings_ms=timings,
             roll_call=roll_call,
+            corrected=self.corrected(),
         )
 
     def _rule_all(self, events: Sequence[TableEvent], before: dict[UnitId, Placement], frame: int) -> list[dict[str, Any]]:

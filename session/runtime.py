@@ -156,8 +156,6 @@ class Runtime:
         """The recording played as the live table is stopped because another game than its own is ruled."""
         if self.setup.game is not None:
             self._hold_for(self.setup.game)
-            if self._held:
-                self.live.step()  # its first frame is still shown
         self.live.dice.tray_file = self.setup_dir / TRAY_FILE  # the dice tray, marked once, kept beside the calibration
         self._replays: OrderedDict[str, tuple[LiveLoop, TableSetup]] = OrderedDict()
         self._timelines: dict[str, Timeline] = {}
@@ -444,6 +442,7 @@ class Runtime:
                             "game's actions here, or play on your own table with a camera (tablesight serve "
                             "--camera 0).")
             self._held = True
+            self.live.show_settled()  # its figures stand settled for the new game's camera, not only just seen
         elif self._held:
             self._held = False
             self.live.play()

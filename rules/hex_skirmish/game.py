@@ -71,6 +71,7 @@ from rules.engine import (
     UnitId,
     UnitLine,
     Verdict,
+    counted,
     listed,
     register,
     takes_dice,
@@ -353,11 +354,6 @@ def roll_initiative(
     return tuple(rank(list(owners), None)), history
 
 
-def _count(n: int, thing: str, things: str = "") -> str:
-    """'1 skull', '3 skulls', '0 shields' ('2 hexes' with things="hexes")."""
-    return f"{n} {thing}" if n == 1 else f"{n} {things or thing + 's'}"
-
-
 def winner_of(state: SkirmishState) -> str | None:
     """The player whose figures alone stand (victory "last standing"), or None."""
     sides = {f.owner for f in state.living()}
@@ -488,8 +484,8 @@ class HexSkirmish(Game):
         units = tuple(self._unit_line(state, cells, f) for f in state.figures)
         score = tuple(
             SideScore(o, f"{sum(1 for f in state.living() if f.owner == o)} of "
-                         f"{_count(sum(1 for f in state.figures if f.owner == o), 'figure')} standing, "
-                         f"{_count(sum(_taken(state, f) for f in state.figures if f.owner == o), 'wound')} taken",
+                         f"{counted(sum(1 for f in state.figures if f.owner == o), 'figure')} standing, "
+                         f"{counted(sum(_taken(state, f) for f in state.figures if f.owner == o), 'wound')} taken",
                       float(sum(1 for f in state.living() if f.owner == o)))
             for o in state.owners
         )
@@ -513,11 +509,11 @@ class HexSkirmish(Game):
     def _unit_line(self, state: SkirmishState, cells: Mapping[UnitId, Hex], fig: Figure) -> UnitLine:
         card = state.card(fig.card)
         if fig.destroyed:
-            words = f"destroyed ({_count(_taken(state, fig), 'wound')} on Life {card.life})"
+            words = f"destroyed ({counted(_taken(state, fig), 'wound')} on Life {card.life})"
         else:
             words = f"Life {card.life - fig.wounds} of {card.life}"
             if fig.wounds:
-                words += f" ({_count(fig.wounds, 'wound')})"
+                words += f" ({counted(fig.wounds, 'wound')})"
             words += f", Move {card.move}, Range {card.range}, Attack {card.attack}, Defense {card.defense}"
             words += f", Height {card.height}"
             if card.abilities:
@@ -718,7 +714,7 @@ class HexSkirmish(Game):
                     "engagement.disengage",
                     Outcome.INFO,
                     f"{card.name} leaves engagement with {foe_names}: 1 attack die ({faces[0]}), "
-                    f"{_count(wounds, 'wound')}." + (" It is destroyed." if fig.destroyed else ""),
+                    f"{counted(wounds, 'wound')}." + (" It is destroyed." if fig.destroyed else ""),
                     fig.tag,
                     dice=list(faces),
                     wounds=wounds,
@@ -759,7 +755,7 @@ class HexSkirmish(Game):
                         "move.fall",
                         Outcome.INFO,
                         f"{card.name} falls {fall.drop} levels (Height {card.height}): {fall.roll} "
-                        f"{list(faces)}, {_count(wounds, 'wound')}." + (" It is destroyed." if fig.destroyed else ""),
+                        f"{list(faces)}, {counted(wounds, 'wound')}." + (" It is destroyed." if fig.destroyed else ""),
                         fig.tag,
                         drop=fall.drop,
                         dice=list(faces),
@@ -873,7 +869,7 @@ class HexSkirmish(Game):
         attack_faces = cup.roll(6, card.attack, ATTACK_DICE, f"{name_of(fig)}'s attack on {name_of(tfig)}",
                                 "each 1-3 is a skull", fig.tag)
         hits = skulls(attack_faces)
-        reads = f"each 4-5 is a shield against the {_count(hits, 'skull')}"
+        reads = f"each 4-5 is a shield against the {counted(hits, 'skull')}"
         if tcard.counterstrike:
             reads += "; each shield beyond them hits back (Counterstrike)"
         defense_faces = cup.roll(6, tcard.defense, DEFENSE_DICE, f"{name_of(tfig)}'s defense against {name_of(fig)}",
@@ -881,13 +877,13 @@ class HexSkirmish(Game):
         res = attack_roll(card, tcard, attack_faces, defense_faces)
         new, tfig = _wound(replace(state, attacked=True), tfig, res.wounds)
         msg = (  # each figure by its card and tag: two of one card may fight
-            f"{name_of(fig)} attacks {name_of(tfig)} at {_count(d, 'hex', 'hexes')}: attack dice {list(attack_faces)}, "
-            f"{_count(res.skulls, 'skull')}; defense dice {list(defense_faces)}, {_count(res.shields, 'shield')}; "
-            f"{_count(res.wounds, 'wound')}." + (f" {name_of(tfig)} is destroyed." if tfig.destroyed else "")
+            f"{name_of(fig)} attacks {name_of(tfig)} at {counted(d, 'hex', 'hexes')}: attack dice {list(attack_faces)}, "
+            f"{counted(res.skulls, 'skull')}; defense dice {list(defense_faces)}, {counted(res.shields, 'shield')}; "
+            f"{counted(res.wounds, 'wound')}." + (f" {name_of(tfig)} is destroyed." if tfig.destroyed else "")
         )
         if res.counter_wounds:
             new, fig = _wound(new, fig, res.counter_wounds)
-            msg += f" Counterstrike: {_count(res.counter_wounds, 'hit')} back." + (
+            msg += f" Counterstrike: {counted(res.counter_wounds, 'hit')} back." + (
                 f" {name_of(fig)} is destroyed." if fig.destroyed else ""
             )
         moved = {t: p for t, p in positions.items() if not (new.figure(t) and new.figure(t).destroyed)}  # type: ignore[union-attr]

@@ -238,11 +238,13 @@ def live_actions(runtime: RuntimeDep, unit: int | None = None, at: str | None = 
         return {"game": game.name if game is not None else None, "status": None, "groups": [], "count": 0,
                 "total": 0, "capped": False, "message": f"No game is being ruled: {why}."}
     assert pipe is not None
+    # with no frame coming (the sample stopped, a camera-less table), the camera sees no move: a clicked point offers it
+    still = point is not None and runtime.live.status().status in ("paused", "ended")
     made_of = (game, state, pipe.positions, roster)
-    answer = _answered.get(made_of, (unit, point))
+    answer = _answered.get(made_of, (unit, point, still))
     if answer is None:
-        answer = _actions(game, state, dict(pipe.positions), roster, unit, point)
-        _answered.put(made_of, (unit, point), answer)
+        answer = _actions(game, state, dict(pipe.positions), roster, unit, point, still)
+        _answered.put(made_of, (unit, point, still), answer)
     return answer
 
 
@@ -292,8 +294,9 @@ def standing_put_downs(game: Game, state: Any, positions: dict[Any, Any], unit: 
 
 
 def _actions(game: Game, state: Any, positions: dict[Any, Any], roster: Roster | None, unit: int | None,
-             point: tuple[float, float] | None) -> dict[str, Any]:
-    """/api/live/actions' answer for one state of the game and one set of the units' places."""
+             point: tuple[float, float] | None, still: bool = False) -> dict[str, Any]:
+    """/api/live/actions' answer for one state of the game and one set of the units' places. still: no frame is
+    coming, so the camera's own kinds of action (a move) are offered at the clicked point too."""
     try:
         every = game.tryable_actions(state, positions) if point is None else game.actions_at(state, positions, unit,
                                                                                                point)
@@ -305,7 +308,7 @@ def _actions(game: Game, state: Any, positions: dict[Any, Any], roster: Roster |
     except RulesInputError:
         legal = set()
     status = game_status(game, state, [a for a in every if _key(a) in legal], roster)
-    offered = [a for a in every if a.kind not in game.camera_kinds and (unit is None or a.unit in (None, unit))]
+    offered = [a for a in every if (still or a.kind not in game.camera_kinds) and (unit is None or a.unit in (None, unit))]
     standing = standing_put_downs(game, state, positions, unit) if point is None else []
     offered += [a for a, _ in standing]
     legal |= {_key(a) for a, ok in standing if ok}
@@ -320,7 +323,9 @@ def _actions(game: Game, state: Any, positions: dict[Any, Any], roster: Roster |
         label = action_label(game, a, owner, roster, state) + (", where it stands" if _key(a) in where_it_stands else "")
         groups.setdefault(a.kind, []).append({"label": label, "action": a.to_json(), "legal": _key(a) in legal})
     message = "" if offered else ("The game is over." if status["phase"] == "over" or game.is_over(state) else
-                                  "Nothing to declare there." if point is not None else
+                                  "Nothing to declare there: a move is the camera's, so move the figure on the table."
+                                  if point is not None and not still and any(a.kind in game.camera_kinds for a in every)
+                                  else "Nothing to declare there." if point is not None else
                                   "Nothing to declare now: the camera's moves are next.")
     if len(offered) > len(shown):
         message = f"Showing {len(shown)} of {len(offered)} actions" + (
