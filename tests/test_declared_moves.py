@@ -13,10 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from bench.web import CHROMIUM
 from session.settings import Settings
-from tests.webui_server import LocalClient
+from tests.chromium import checked_page, chromium
+from tests.webui_server import SAME_ORIGIN, LocalClient, running_server
 from webui.server import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,3 +145,65 @@ def _centre(cell: dict[str, Any]) -> tuple[float, float]:
     """A grid cell's centre, inches: the mean of its six corners."""
     corners = cell["in"]
     return sum(p[0] for p in corners) / len(corners), sum(p[1] for p in corners) / len(corners)
+
+
+CLIENT_AT_INCHES = """async ([x, y]) => {
+  const m = await import('/static/overlay.js');
+  const c = document.getElementById('board'), r = c.getBoundingClientRect();
+  const view = m.boardView(c, window.tablesight.msg.board);
+  const [lw, lh] = m.layoutSize(c);
+  const [px, py] = view.toPx(x, y);
+  return [r.left + px * r.width / lw, r.top + py * r.height / lh];
+}"""
+"""A table point (inches) as the page's coordinates on the top-down board."""
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium")
+def test_a_player_moves_a_unit_on_the_page_of_a_still_table(tmp_path: Path) -> None:
+    """Clicked on the board: the unit (its Declare list narrows to it at once, no frame coming), then a point (its
+    move there is offered); declared, the board draws the unit there."""
+    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions",
+                        sample_idles=False)
+    with running_server(settings) as (url, app):
+        loop = app.state.runtime.live
+        assert loop.wait_for_frame(20)
+        r = httpx.put(url + "/api/roster", json=_roster("valyr"), headers=SAME_ORIGIN, timeout=30)
+        assert r.status_code == 200, r.text
+        deadline = time.monotonic() + 20
+        while not (loop.status().status == "paused" and loop.status().frame_index >= 12
+                   and loop.pipeline.game.name == "valyr" and {10, 11} <= set(loop.pipeline.positions)):
+            assert time.monotonic() < deadline, loop.status()
+            time.sleep(0.05)
+        start = loop.pipeline.positions[11]
+        with chromium() as browser, checked_page(browser, viewport={"width": 1400, "height": 1000}) as page:
+            page.goto(url + "/")
+            page.wait_for_function("document.getElementById('banner').textContent.includes('shows a game of Valknut')",
+                                   timeout=20000)
+            page.click("#declare-actions button[data-kind='start_round']")
+            page.wait_for_function("document.getElementById('declare-result').dataset.outcome === 'legal'", timeout=20000)
+            page.wait_for_function("window.tablesight.msg && window.tablesight.msg.units.some((u) => u.tag === 11)")
+            asked: list[str] = []
+            page.on("request", lambda r: asked.append(r.url) if "/api/live/actions" in r.url else None)
+            page.mouse.click(*page.evaluate(CLIENT_AT_INCHES, [start.x, start.y]))
+            page.wait_for_function("document.getElementById('selected-text').textContent.startsWith('Selected Scout 11')")
+            # the Declare list asks for the Scout's own actions at once: no frame comes to tell it
+            deadline = time.monotonic() + 10
+            while not any("/api/live/actions?unit=11" in u for u in asked):
+                assert time.monotonic() < deadline, asked
+                page.wait_for_timeout(50)
+            to = (start.x + 3.0, start.y + 1.0)
+            page.mouse.click(*page.evaluate(CLIENT_AT_INCHES, list(to)))
+            move = "#declare-actions button[data-kind='move']"
+            page.wait_for_selector(move, timeout=10000)
+            assert str(page.text_content(move)).startswith("Blue: move Scout 11 to (")
+            page.click(move)
+            page.wait_for_function("document.getElementById('declare-result').textContent.includes('Scout 11 moved')",
+                                   timeout=20000)
+            assert page.get_attribute("#declare-result", "data-outcome") == "legal"
+            assert "Scout 11 moved 3.16\"" in str(page.text_content("#declare-result"))
+            page.wait_for_function(f"""() => {{ const u = window.tablesight.msg.units.find((v) => v.tag === 11);
+                return Math.hypot(u.x - {to[0]}, u.y - {to[1]}) < 0.05; }}""", timeout=10000)
+            # the clicked point's action was taken: the Declare list is the unit's own again, not "nothing there"
+            page.wait_for_function("!document.querySelector('#declare-actions .declare-here')", timeout=10000)
+            page.screenshot(path="/tmp/tablesight-declared-move.png")

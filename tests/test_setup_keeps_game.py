@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from session.live_loop import WARMUP_FRAMES
 from session.settings import Settings
 from tests.webui_server import LocalClient, paused_at_start, session_settings
 from tests.webui_session import make_session
@@ -236,8 +237,9 @@ def test_another_game_saved_over_the_samples_recording_starts_without_asking(tmp
 
 def test_another_game_on_the_sample_stops_it_on_its_frame_until_its_own_game_is_chosen(tmp_path: Path) -> None:
     """The sample shows a Valknut table: played on under Rise of the Magni, its figures moving were ruled as five
-    illegal tile placements nobody made. It stops on the frame shown instead, and says why on the page; a server
-    started again with that game saved shows the sample's first frame, stopped; Valknut chosen again plays it."""
+    illegal tile placements nobody made. It stops on the frame shown instead (frame WARMUP_FRAMES at the earliest,
+    so that its figures stand settled for the new game's camera), and says why on the page; a server started again
+    with that game saved shows frame WARMUP_FRAMES, stopped; Valknut chosen again plays it."""
     settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions",
                         sample_idles=False)
     magni = json.loads((Path(__file__).resolve().parents[1] / "examples" / "rosters" / "magni.json").read_text())
@@ -266,7 +268,7 @@ def test_another_game_on_the_sample_stops_it_on_its_frame_until_its_own_game_is_
         assert c.get("/api/live/status").json()["message"] == said
     with LocalClient(create_app(settings)) as c:  # the next evening: the saved game, the sample stopped at once
         loop = c.app.state.runtime.live
-        assert loop.wait_for_frame(20) and stopped(loop) == 0 and c.app.state.runtime.setup.game == "magni"
+        assert loop.wait_for_frame(20) and stopped(loop) == WARMUP_FRAMES and c.app.state.runtime.setup.game == "magni"
         r = c.put("/api/roster", params={"restart": "true"}, json=valknut)  # the players' Magni game ends
         assert r.status_code == 200, r.text
         deadline = time.monotonic() + 20

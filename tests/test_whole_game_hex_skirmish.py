@@ -166,6 +166,7 @@ def test_a_whole_game_of_hex_skirmish_from_setup_to_the_last_figure(game: WholeG
     assert shown_mid.score == {s.side: s.words for s in mid.score}, (shown_mid, mid)
     # 3 of the Hawk Rider's 4 wounds count: at most its Life 3 (rules/hex_skirmish/game.py `_taken`)
     assert shown_mid.score["blue"] == "1 of 2 figures standing, 3 wounds taken" and shown_mid.winner is None
+    assert shown_mid.units_title == "Units: 3 in play, 1 out of play"  # the game's count: the Hawk Rider is destroyed
     choose(21)
     carry(21, (-1, -1))
     attack(21, 10, [6, 6, 6, 6], [6, 6, 6, 6], "attack dice [6, 6, 6, 6], 0 skulls; defense dice [6, 6, 6, 6], 0 shields; 0 wounds.")

@@ -225,6 +225,8 @@ class PanelOnPage:
     to_do: tuple[str, ...]
     units: dict[int, str] = field(default_factory=dict)
     """Unit tag -> its row's words ("HP 9 of 10, Armor 0, ... · left: ...")."""
+    units_title: str = ""
+    """The units table's title ("Units: 3 in play, 1 out of play")."""
 
 
 def panel_on_page(page: Any) -> PanelOnPage:
@@ -237,9 +239,10 @@ def panel_on_page(page: Any) -> PanelOnPage:
             to_do: [...document.querySelectorAll('#gp-todo li')].map((li) => li.textContent),
             units: [...document.querySelectorAll('#gp-unit-rows tr')].map(
                 (tr) => [Number(tr.dataset.unit), tr.querySelector('td:last-child').textContent]),
+            units_title: document.getElementById('gp-units-title').textContent,
         })""")
     return PanelOnPage(got["headline"], dict(got["score"]), got["winner"], tuple(got["to_do"]),
-                       {int(t): w for t, w in got["units"]})
+                       {int(t): w for t, w in got["units"]}, got["units_title"])
 
 
 def wait_panel(page: Any, check: Callable[[PanelOnPage], bool], timeout: float = 10.0) -> PanelOnPage:

@@ -2,7 +2,7 @@
 // as the game says them (Game.panel, GET /api/live/panel or /api/replay/NAME/panel). Fetched every REFRESH_MS
 // while the page is shown and at once when asked (`refreshGamePanel`, after a declaration).
 import { api } from "/static/feed.js";
-import { counted, sentence } from "/static/words.js";
+import { sentence } from "/static/words.js";
 
 const REFRESH_MS = 1500;
 let refreshNow = () => {};
@@ -70,8 +70,8 @@ export function startGamePanel(path, undoPath = null) {
     const units = p.units || [];
     el("gp-units").hidden = units.length === 0;
     const here = units.filter((u) => !u.gone).length;
-    el("gp-units-title").textContent = `Units: ${counted(here, "on the table", "on the table")}` +
-      (units.length > here ? `, ${units.length - here} off it` : "");
+    // the game's count (destroyed, in reserve or aboard is out of play), not the camera's (the Units card says that)
+    el("gp-units-title").textContent = `Units: ${here} in play` + (units.length > here ? `, ${units.length - here} out of play` : "");
     const rows = el("gp-unit-rows");
     rows.replaceChildren();
     for (const u of units) {

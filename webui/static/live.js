@@ -52,6 +52,7 @@ export async function startLive({ wsPath }) {
     wsPath, selectPath: "/api/live/select", askPath: "/api/live/ask", eventsPath: "/api/live/events", skippedPath: "/api/live/skipped",
     declarePath: "/api/live/declare",
     onPoint(x, y, selected) { declare.at(x, y, selected); },
+    onSelect(unit) { declare.select(unit); },
     onFrame(msg) { if (msg) { noteDrawn(msg); declare.frame(msg); recording(msg.status); rollCall(msg); dice.frame(msg); } },
   });
   const select = document.getElementById("game");
@@ -222,7 +223,9 @@ function startDeclare() {
     busy = true;
     for (const b of listEl.querySelectorAll("button")) b.disabled = true;
     try {
-      showResult(label, await api("/api/live/declare", { action }));
+      const out = await api("/api/live/declare", { action });
+      showResult(label, out);
+      if (out.outcome !== "illegal") point = null;  // the point's action was taken: the unit's whole list again
     } catch (err) {
       showResult(label, null, err.message);
     }
@@ -245,6 +248,12 @@ function startDeclare() {
     }
   }
 
+  // The page selected a unit (null: none): its own actions are listed at once, with no frame to wait for.
+  function select(sel) {
+    if (sel === unit) return;
+    unit = sel; point = null; refresh();
+  }
+
   // A click on the board where no unit stands: what could be declared there (for the selected unit, if any).
   function at(x, y, selected) {
     point = [x, y];
@@ -263,5 +272,5 @@ function startDeclare() {
     refresh();
   }
 
-  return { refresh, frame, answered, at, titles(t) { titles = t; shown = ""; refresh(); }, onDeclared(f) { declared = f; }, stop() { clearInterval(timer); } };
+  return { refresh, frame, answered, at, select, titles(t) { titles = t; shown = ""; refresh(); }, onDeclared(f) { declared = f; }, stop() { clearInterval(timer); } };
 }

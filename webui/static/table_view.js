@@ -169,8 +169,9 @@ const PAGE_ID = `p${Date.now().toString(36)}${Math.random().toString(36).slice(2
 // fromFeed(entry): whether the events list takes a frame's entry from the feed (a replay takes its timeline's instead).
 // onPoint(x, y, unit): a click on the top-down board where no unit stands, table inches, with the selected unit (or
 // null): the live page lists what could be declared there; without it such a click clears the selection.
+// onSelect(unit): the page's selection changed (null: none), at once, whether or not a frame follows (a still table).
 export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippedPath, declarePath, onFrame, boardPath,
-  terrainPath = "/api/terrain", setupPath = "/api/setup", fromFeed = () => true, onPoint = null }) {
+  terrainPath = "/api/terrain", setupPath = "/api/setup", fromFeed = () => true, onPoint = null, onSelect = null }) {
   const camera = document.getElementById("camera");
   const board = document.getElementById("board");
   const events = document.getElementById("events");
@@ -536,6 +537,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
         state.selected = null;
         if (state.msg) state.msg.selected = null;
         redraw(null);
+        if (onSelect) onSelect(null);
         await api(selectPath, { unit: null, page: PAGE_ID });
         text.textContent = "Click a unit to select it, then click a target.";
       } else if (sel === null || sel === undefined || !askPath) {
@@ -543,6 +545,7 @@ export function startTableView({ wsPath, selectPath, askPath, eventsPath, skippe
         state.selected = unit;
         if (state.msg) state.msg.selected = unit;
         redraw(null);
+        if (onSelect) onSelect(unit);
         await api(selectPath, { unit, page: PAGE_ID });
         const u = (state.msg.units || []).find((x) => x.tag === unit);
         const up = u && u.z - u.base_height_in > 0.05 ? ` ${(u.z - u.base_height_in).toFixed(1)}" up${u.height_assumed ? " (height assumed from the terrain: check the printed tag size in the roster)" : ""}` : "";
