@@ -331,3 +331,21 @@ def test_engagement_lines_join_each_opposing_pair_in_neighbouring_cells_once() -
     assert {tuple(sorted(p)) for p in engaged_pairs(state, cells)} == brute
     lines = [o for o in game.overlays(state, positions) if o.style == "engagement"]
     assert [(o.unit, len(o.points)) for o in lines] == [(10, 2), (11, 2), (20, 2)]
+
+
+def test_a_figure_off_the_board_neither_attacks_nor_is_attacked() -> None:
+    """The camera may see a figure set down beside the board (the judge refuses one in a scenario): until it is put
+    on its hex it takes no part in a fight, either way."""
+    game = find_game("hex_skirmish")
+    state, positions = game.example(random.Random(1))
+    state = game.apply(state, dict(positions), Action("initiative"), random.Random(3)).state  # blue, red
+    state = game.apply(state, dict(positions), Action("choose", 20), None).state
+    rider = positions[20]
+    near = {t: p for t, p in positions.items() if t != 20}
+    far = {**near, 20: rider, 10: positions[10].moved_to(rider.x + 40.0, rider.y)}  # 40" off: no cell of the board
+    assert state.layout.from_table(far[10].x, far[10].y)[0] not in state.board
+    out = game.apply(state, far, Action("attack", 20, {"target": 10}), None)
+    assert not out.legal and out.verdicts[0].rule == "hex_skirmish.attack.on_board"
+    assert out.verdicts[0].message == ("Shield Knight 10 stands off the board; only figures on the board fight: put it "
+                                       "on its hex first.")
+    assert all(a.params.get("target") != 10 for a in game.legal_actions(state, far) if a.kind == "attack")

@@ -817,7 +817,12 @@ class HexSkirmish(Game):
                 continue
             there = cells[f.tag]
             d = distance(here, there)
-            if engaged and f.tag not in engaged:
+            if here not in state.board or there not in state.board:
+                off = fig if here not in state.board else f
+                why[f.tag] = ("attack.on_board",
+                              f"{name_of(off)} stands off the board; only figures on the board fight: put it on its "
+                              "hex first.")
+            elif engaged and f.tag not in engaged:
                 foes = listed([name_of(e) for t in engaged if (e := state.figure(t)) is not None])
                 why[f.tag] = ("engagement.target",
                               f"{name_of(fig)} is engaged with {foes} and may attack only "
