@@ -394,6 +394,19 @@ def test_valyr_from_nothing(server: tuple[str, Any, Path], page: Any) -> None:
     mount_toppers(page, "valyr", 4)
     page.fill("#opt-appraisal_limit", "60")
     page.select_option("#opt-priority", "red")  # not the army appraised lowest, which the rules would choose
+    # a unit named as its profile and tag ("Scout 20") is renamed with its new tag; a name of the players' own stays
+    scout = "#units tbody tr:nth-child(3) "
+    assert page.input_value(scout + "input[data-key=name]") == "Scout 20"
+    page.fill(scout + "input[data-key=tag]", "27")
+    page.press(scout + "input[data-key=tag]", "Tab")
+    assert page.input_value(scout + "input[data-key=name]") == "Scout 27"
+    page.fill(scout + "input[data-key=name]", "Swift")
+    page.press(scout + "input[data-key=name]", "Tab")
+    page.fill(scout + "input[data-key=tag]", "20")
+    page.press(scout + "input[data-key=tag]", "Tab")
+    assert page.input_value(scout + "input[data-key=name]") == "Swift"
+    page.fill(scout + "input[data-key=name]", "Scout 20")
+    page.press(scout + "input[data-key=name]", "Tab")
     saved = save(page, app, setup_dir, "valyr")
     assert saved["board"] == {"width_in": 36, "depth_in": 24} and saved["appraisal_limit"] == 60
     assert saved["players"] == ["red", "Gold"] and saved["priority"] == "red"

@@ -467,7 +467,13 @@ function drawUnits() {
       input.addEventListener("change", () => {
         const v = input.value.trim();
         if (k === "profile" && "card" in u && u.card === u.profile) u.card = v;  // a game that reads the card by name
+        const named = u.name !== undefined && u.name === unnamed(u);  // a name that is its profile and tag follows them
         if (v === "") delete u[k]; else u[k] = type === "number" ? Number(v) : v;
+        if (named && (k === "tag" || k === "profile")) {
+          u.name = unnamed(u);
+          const name = tr.querySelector("input[data-key=name]");
+          if (name) name.value = u.name;
+        }
         if (k === "owner") drawSides();
         if (field || k === "owner") countUnits();
         if (k === "base_mm") refit();
