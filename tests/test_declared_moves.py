@@ -207,3 +207,13 @@ def test_a_player_moves_a_unit_on_the_page_of_a_still_table(tmp_path: Path) -> N
             # the clicked point's action was taken: the Declare list is the unit's own again, not "nothing there"
             page.wait_for_function("!document.querySelector('#declare-actions .declare-here')", timeout=10000)
             page.screenshot(path="/tmp/tablesight-declared-move.png")
+            # Undo puts it back where the camera saw it; its message goes once the game moves on (it stayed for good)
+            page.click("#gp-undo")
+            page.wait_for_function("document.getElementById('gp-undo-msg').textContent.startsWith('Undone: move Scout 11')",
+                                   timeout=10000)
+            page.wait_for_function(f"""() => {{ const u = window.tablesight.msg.units.find((v) => v.tag === 11);
+                return Math.hypot(u.x - {start.x}, u.y - {start.y}) < 0.05; }}""", timeout=10000)
+            page.mouse.click(*page.evaluate(CLIENT_AT_INCHES, list(to)))
+            page.wait_for_selector(move, timeout=10000)
+            page.click(move)
+            page.wait_for_function("document.getElementById('gp-undo-msg').textContent === ''", timeout=10000)

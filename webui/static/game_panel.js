@@ -26,9 +26,16 @@ export function startGamePanel(path, undoPath = null) {
     return chip;
   }
 
+  let undoneAt = null;  // the panel as the last Undo left it: its message goes once the game moves on from there
   function render(r) {
     const key = JSON.stringify(r);
     if (key === shown) return;
+    if (undoneAt === "") undoneAt = key;  // the first panel after the Undo
+    else if (undoneAt !== null) {
+      const msg = el("gp-undo-msg");
+      if (msg) msg.textContent = "";
+      undoneAt = null;
+    }
     shown = key;
     const p = r.panel;
     card.hidden = !p && !r.message;
@@ -107,6 +114,7 @@ export function startGamePanel(path, undoPath = null) {
         msg.className = `small ${v && v.outcome === "illegal" ? "illegal" : "legal"}`;
       } catch (err) { msg.textContent = err.message; msg.className = "small illegal"; }
       shown = "";
+      undoneAt = "";
       refresh();
       document.dispatchEvent(new CustomEvent("tablesight:undone"));
     });
