@@ -43,6 +43,9 @@ def test_listed_says_a_list_as_a_sentence() -> None:
         ("valyr", Action("ability", 21, {"name": "Rally"}), "Blue 2 uses Rally"),
         ("valyr", Action("end_turn", 20), "end Blue 1's turn"),
         ("valyr", Action("start_round"), "start a new round"),
+        # as a button says it (`as_ruled` names the round), as the game panel does
+        ("valyr", Action("start_round", None, {"round": 1}), "start the first round"),
+        ("valyr", Action("start_round", None, {"round": 3}), "start round 3"),
         ("valyr", Action("concede", None, {"player": "blue"}), "concede the game"),
         ("valknut", Action("assign_spirits", 10, {"blessings": [[10, "evasion"]]}),
          "Red 1 assigns Spirit Blessings: Evasion to itself"),

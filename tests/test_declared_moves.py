@@ -119,7 +119,7 @@ def test_a_correction_after_a_declared_hex_move_rules_the_hex_under_it(held: Any
     pipe = loop.pipeline
     # blue 14, red 6 on the d20s (the request names red's roll first): blue acts first
     init = _declare(held, {"kind": "initiative", "params": {"rolls": [6, 14]}})
-    assert any(v["message"] == "Round 1 initiative: blue, red." for v in init), init
+    assert any(v["message"] == "Round 1 initiative: red 6, blue 14; blue goes first, then red." for v in init), init
     assert [v["outcome"] for v in _declare(held, {"kind": "choose", "unit": 11})] == ["legal"]
     board = held.get("/api/live/board").json()
     cells = {tuple(c["hex"]): c for c in board["cells"]}

@@ -60,7 +60,7 @@ def test_a_short_game_read_from_the_panel_step_by_step() -> None:
     state, pos = play(state, pos, "attack", 10, target=20, rolls=[1, 6, 6, 6])  # 1 skull, no shield: 1 wound
     panel = GAME.panel(state, pos)
     assert panel.headline == "Round 1 · turn 1 of 2: red acts with Brute 10"
-    assert panel.to_do[0] == "Brute 10: move left"
+    assert panel.to_do[0] == "Brute 10 may still move"
     assert line(panel, 10).left == "move" and line(panel, 20).left == ""
     archer = line(panel, 20)
     assert archer.words.startswith("Life 1 of 2 (1 wound), Move 5, Range 4, Attack 2, Defense 1, Height 5, Water Ignore")

@@ -349,3 +349,12 @@ def test_a_figure_off_the_board_neither_attacks_nor_is_attacked() -> None:
     assert out.verdicts[0].message == ("Shield Knight 10 stands off the board; only figures on the board fight: put it "
                                        "on its hex first.")
     assert all(a.params.get("target") != 10 for a in game.legal_actions(state, far) if a.kind == "attack")
+
+
+def test_initiative_says_each_roll_and_who_goes_first() -> None:
+    """The verdict names every player's d20, each re-roll of a tie, and the order."""
+    plain = judge([mover(), FOE], {"kind": "initiative", "params": {"rolls": [9, 17]}}, [card("Walker")])
+    assert plain["verdicts"][0]["message"] == "Round 1 initiative: red 9, blue 17; blue goes first, then red."
+    tied = judge([mover(), FOE], {"kind": "initiative", "params": {"rolls": [12, 12, 3, 15]}}, [card("Walker")])
+    assert tied["verdicts"][0]["message"] == ("Round 1 initiative: red 12, blue 12; re-rolled red 3, blue 15; blue goes "
+                                              "first, then red.")

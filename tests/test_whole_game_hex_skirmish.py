@@ -118,7 +118,7 @@ def test_a_whole_game_of_hex_skirmish_from_setup_to_the_last_figure(game: WholeG
         outcome, _ = declare(page, "initiative", "nitiative")
         assert outcome == "waiting"
         verdict = answer_dice(page, [[20], [1]])
-        assert f"Round {round_} initiative: red, blue." in verdict, verdict
+        assert f"Round {round_} initiative: red 20, blue 1; red goes first, then blue." in verdict, verdict
         assert game.state().order == ("red", "blue") and game.state().round == round_
 
     def choose(tag: int) -> None:

@@ -133,7 +133,7 @@ def test_a_whole_game_of_valyr_from_the_first_round_to_the_last_player_standing(
         game.show_until(table(), lambda: True, least=3)
 
     # ---- round 1: blue holds the priority token
-    outcome, text = declare(page, "start_round", "start a new round")
+    outcome, text = declare(page, "start_round", "Start the first round")
     assert outcome == "legal" and "Round 1 begins" in text and "blue holds the priority token" in text, text
     assert game.state().to_play == "blue"
     where[20] = SCOUT_TO
@@ -163,7 +163,7 @@ def test_a_whole_game_of_valyr_from_the_first_round_to_the_last_player_standing(
     assert mid.score["blue"] == "2 of 2 units standing, 8 distress on them; holds the priority token", mid.score
 
     # ---- round 2: the token passes right to red; the Mender and then the Scout are defeated
-    outcome, text = declare(page, "start_round", "start a new round")
+    outcome, text = declare(page, "start_round", "Start round 2")
     assert outcome == "legal" and "Round 2 begins" in text and "red holds the priority token" in text, text
     attack(11, 21, [1, 2], "Mender 21 now has 6 distress against health 5: it is defeated and leaves the table.")
     take_off(21)

@@ -354,6 +354,12 @@ def roll_initiative(
     return tuple(rank(list(owners), None)), history
 
 
+def _initiative_words(order: tuple[str, ...], rolls: list[dict[str, int]]) -> str:
+    """"red 20, blue 1; red goes first, then blue" (a tie re-rolled: "red 12, blue 12, re-rolled red 3, blue 15; ...")."""
+    said = "; re-rolled ".join(", ".join(f"{o} {r}" for o, r in each.items()) for each in rolls)
+    return f"{said}; {order[0]} goes first" + (f", then {listed(list(order[1:]))}" if len(order) > 1 else "")
+
+
 def winner_of(state: SkirmishState) -> str | None:
     """The player whose figures alone stand (victory "last standing"), or None."""
     sides = {f.owner for f in state.living()}
@@ -476,7 +482,8 @@ class HexSkirmish(Game):
                 headline += f" acts with {name_of(chosen)}"
                 left = self._left(state, chosen)
                 to_do.append(f"{name_of(chosen)} is destroyed" if chosen.destroyed else
-                             f"{name_of(chosen)}: {left} left" if left else f"{name_of(chosen)} has moved and attacked")
+                             f"{name_of(chosen)} may still {left.replace(', ', ' and ')}" if left
+                             else f"{name_of(chosen)} has moved and attacked")
             to_do.append("Then end the turn")
             later = list(state.order[state.turn + 1:])
             if later:
@@ -611,7 +618,7 @@ class HexSkirmish(Game):
         v = _verdict(
             "round.initiative",
             Outcome.INFO,
-            f"Round {state.round} initiative: " + ", ".join(order) + (" (ties re-rolled)." if len(rolls) > 1 else "."),
+            f"Round {state.round} initiative: {_initiative_words(order, rolls)}.",
             order=list(order),
             rolls=rolls,
         )

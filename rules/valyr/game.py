@@ -1023,11 +1023,18 @@ class Valyr(Game):
         if (kind == "move" and u is not None and set(p) <= {"to", "length_in"} and isinstance(to, list) and len(to) == 2
                 and all(isinstance(v, int | float) and not isinstance(v, bool) for v in (*to, length))):
             return f"move {name_of(u)} to ({to[0]:.2f}, {to[1]:.2f})" + (f', {length:.2f}"' if "length_in" in p else "")
-        if kind == "start_round" and not p:
-            return "start a new round"
+        if kind == "start_round" and set(p) <= {"round"}:  # "round": which one, as `as_ruled` says for a button
+            n = p.get("round")
+            return "start the first round" if n == 1 else f"start round {n}" if isinstance(n, int) else "start a new round"
         if kind == "concede" and set(p) <= {"player"}:
             return "concede the game"
         return super().describe(action, name_of)
+
+    def as_ruled(self, state: ValyrState, action: Action) -> Action:
+        """A round started is said by its number ("start the first round", "start round 3")."""
+        if action.kind == "start_round" and not action.params and state is not None:
+            return Action("start_round", None, {"round": state.round + 1})
+        return action
 
     def legal_actions(self, state: ValyrState, positions: Positions) -> list[Action]:
         """start_round between rounds; otherwise, for the unit(s) that may act: moves in 8 directions at half
