@@ -372,8 +372,16 @@ class Runtime:
         self.setup.terrain = terrain
 
     def game_running(self) -> bool:
-        """Whether the live table is ruling a game now (a change that cannot carry it would start it afresh)."""
-        return getattr(self.live.pipeline, "state", None) is not None
+        """Whether the live table is ruling a game now that is not over (a change that cannot carry it would start
+        it afresh; a game already won has nothing left to lose)."""
+        pipe = self.live.pipeline
+        state, game = getattr(pipe, "state", None), getattr(pipe, "game", None)
+        if state is None:
+            return False
+        try:
+            return not (game is not None and game.is_over(state))
+        except RulesInputError:
+            return True
 
     def set_roster(self, obj: Any, restart: bool = False) -> bool:
         """Save and use a roster. A rename (or any change the game does not rule on) keeps the running game; one

@@ -277,6 +277,33 @@ def test_another_game_on_the_sample_stops_it_on_its_frame_until_its_own_game_is_
             time.sleep(0.05)
 
 
+def test_a_game_already_over_is_not_asked_about_before_a_new_setup(tmp_path: Path) -> None:
+    """The question "the game in progress ends there" is for a game still to be won; after a concession the new
+    setup is saved at once and starts the next game."""
+    settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions",
+                        sample_idles=False)
+    valyr = json.loads((Path(__file__).resolve().parents[1] / "examples" / "rosters" / "valyr.json").read_text())
+    with LocalClient(create_app(settings)) as c:
+        loop = c.app.state.runtime.live
+        assert loop.wait_for_frame(20)
+        assert c.put("/api/roster", json=valyr).status_code == 200
+        deadline = time.monotonic() + 20
+        while getattr(loop.pipeline.game, "name", None) != "valyr" or loop.pipeline.state is None:
+            assert time.monotonic() < deadline, "the Valyr game did not start"
+            time.sleep(0.05)
+        old = loop.pipeline
+        bigger = copy.deepcopy(valyr)
+        bigger["units"][0] = {**bigger["units"][0], "tag": 40, "name": "Shieldbearer 40"}
+        assert c.post("/api/live/declare", json={"action": {"kind": "start_round"}}).status_code == 200
+        r = c.put("/api/roster", json=bigger)
+        assert r.status_code == 409 and "the game in progress ends there" in r.json()["detail"]  # a game to lose
+        said = c.post("/api/live/declare", json={"action": {"kind": "concede", "params": {"player": "blue"}}}).json()
+        assert old.game.is_over(old.state), said
+        r = c.put("/api/roster", json=bigger)
+        assert r.status_code == 200 and r.json()["game_goes_on"] is False, r.text
+        assert _new_pipeline(loop, old).game.name == "valyr"
+
+
 def test_roll_for_us_on_the_scripted_sample_is_refused_in_one_sentence_and_nothing_is_saved(tmp_path: Path) -> None:
     settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions")
     with LocalClient(create_app(settings)) as c:
