@@ -93,7 +93,7 @@ def test_a_short_game_ends_with_the_winner_banner() -> None:
     state, pos = play(state, pos, "attack", 12, target=14, rolls=[1, 2, 20])  # 3, 4, 22: 2 on target, 1 hit: 3 > 2
     assert state.over and state.winner == "red" and GAME.is_over(state)
     p = GAME.panel(state, pos)
-    assert p.over is True and p.winner == "Red wins: every other player is defeated or has conceded"
+    assert p.over is True and p.winner == "Red wins: blue is defeated"
     assert p.headline == "Game over after round 1 · red wins, the last player standing" and p.to_do == ()
     assert line(p, 14).gone is True and line(p, 14).words == "distress 3 of health 2, armor 2, dodge 1; defeated"
     assert line(p, 12).gone is False
@@ -122,3 +122,10 @@ def test_before_the_first_round_a_tie_asks_for_the_coin() -> None:
     assert p.headline == "Before the first round"
     assert p.to_do == ("Start the first round: red and blue tie for the lowest appraisal, so flip a coin "
                        "(1 d6: 1-3 red, 4-6 blue) for the priority token",)
+
+
+def test_the_winner_banner_says_how_the_others_went_out() -> None:
+    """A concession is said as one, not as a defeat."""
+    state, pos = start()
+    state, pos = play(state, pos, "concede", player="blue")
+    assert state.over and GAME.panel(state, pos).winner == "Red wins: blue conceded"

@@ -178,7 +178,7 @@ def test_a_whole_game_of_valyr_from_the_first_round_to_the_last_player_standing(
     assert {u.tag: (u.distress, u.defeated) for u in state.units} == {10: (0, False), 11: (0, False), 20: (6, True),
                                                                         21: (6, True)}
     final = rules.panel(state, dict(game.pipeline.positions))
-    assert final.over and final.winner == "Red wins: every other player is defeated or has conceded", final
+    assert final.over and final.winner == "Red wins: blue is defeated", final
     shown = wait_panel(page, lambda p: p.winner is not None)
     assert shown.winner == sentence(final.winner)
     assert shown.headline == sentence(final.headline) == "Game over after round 2 · red wins, the last player standing"
@@ -195,7 +195,7 @@ def test_a_whole_game_of_valyr_from_the_first_round_to_the_last_player_standing(
     REPORT.write_text(report.text)
     headline = re.search(r'<p class="headline( won)?">([^<]*)</p>', report.text)
     assert headline is not None and headline.group(1), report.text[:2000]
-    assert html.unescape(headline.group(2)) == "Red wins: every other player is defeated or has conceded, round 2.", \
+    assert html.unescape(headline.group(2)) == "Red wins: blue is defeated, round 2.", \
         headline.group(2)
     print(f"\nwhole game of Valyr: {time.monotonic() - started:.1f} s, {game.phone.seq} frames sent; "
           f"panel: {panel_on_page(page)}")

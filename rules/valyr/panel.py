@@ -128,11 +128,23 @@ def _headline_and_to_do(state: Any) -> tuple[str, list[str]]:
     return head, todo
 
 
+def _why_won(state: Any) -> str:
+    """How the winner's opponents went out: "blue conceded", "blue is defeated", or both kinds named."""
+    out = [p for p in state.players if p != state.winner]
+    conceded = [p for p in out if p in state.conceded]
+    beaten = [p for p in out if p not in state.conceded]
+    said = []
+    if beaten:
+        said.append(f"{listed(beaten)} {'is' if len(beaten) == 1 else 'are'} defeated")
+    if conceded:
+        said.append(f"{listed(conceded)} conceded")
+    return " and ".join(said)
+
+
 def valyr_panel(state: Any, positions: Positions) -> Panel:
     """The panel for `state` (see the module docstring)."""
     head, todo = _headline_and_to_do(state)
-    winner = (f"{state.winner[:1].upper()}{state.winner[1:]} wins: every other player is defeated or has conceded"
-              if state.winner else None)
+    winner = f"{state.winner[:1].upper()}{state.winner[1:]} wins: {_why_won(state)}" if state.winner else None
     return Panel(head, tuple(todo), tuple(_unit_line(state, u, positions) for u in state.units),
                  tuple(_side_score(state, p) for p in state.players), VICTORY, winner, state.over)
 
