@@ -15,6 +15,7 @@ import pytest
 from rules.engine import Action, Game, Outcome, Positions, find_game
 from rules.hexgrid import Hex
 from rules.valknut.setup import scenario_state
+from webui.routes.live import _actions
 
 VALYR, HEX, MAGNI, VALKNUT = (find_game(n) for n in ("valyr", "hex_skirmish", "magni", "valknut"))
 
@@ -260,3 +261,17 @@ def test_valknut_actions_at_a_clicked_point_for_no_unit_in_setup() -> None:
     assert near == [Action("choose_drop_zone", None, {"section": 2})]
     assert ruled(VALKNUT, state, positions, near[0])[0][2] == (
         "blue's Drop Zone may be neither red's section 1 nor adjacent to it; section 2 is adjacent to it.")
+
+
+@pytest.mark.parametrize("name", ["vigtavl", "valyr", "hex_skirmish", "magni", "valknut"])
+def test_the_declare_list_marks_refused_exactly_the_actions_the_rules_refuse(name: str) -> None:
+    """`legal_actions` may list only a few of a kind (Vigtavl's first placements: 8 of the 78 the rules take, and the
+    other 70 were drawn as refused); the Declare list marks each action as its dry ruling says."""
+    game = find_game(name)
+    state, positions = game.example(random.Random(1))
+    answer = _actions(game, state, dict(positions), None, None, None)
+    offered = [(a["action"], a["legal"]) for g in answer["groups"] for a in g["actions"]]
+    assert offered
+    for action, legal in offered:
+        res = game.apply(state, dict(positions), Action.from_json(action), None)
+        assert legal == (res.legal or res.pending is not None), (action, [v.message for v in res.verdicts])

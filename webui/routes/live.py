@@ -293,6 +293,25 @@ def standing_put_downs(game: Game, state: Any, positions: dict[Any, Any], unit: 
     return out
 
 
+def _legal_beyond_the_list(game: Game, state: Any, positions: dict[Any, Any], actions: list[Action]) -> set[str]:
+    """Which of `actions` (offered, not among `Game.legal_actions`, which may list only a few of each kind: Vigtavl's
+    build sites) the rules take now: each ruled dry on the state (immutable), no dice rolled (one waiting for its
+    roll is legal so far). At most LEGAL_CHECKS are ruled; the rest stay marked as refused."""
+    out: set[str] = set()
+    for a in actions[:LEGAL_CHECKS]:
+        try:
+            ruled = game.apply(state, positions, a, None)
+        except RulesInputError:
+            continue
+        if ruled.pending is not None or ruled.legal:
+            out.add(_key(a))
+    return out
+
+
+LEGAL_CHECKS = 300
+"""The most offered actions one answer rules dry to say whether each is legal (~0.1-1 ms each)."""
+
+
 def _actions(game: Game, state: Any, positions: dict[Any, Any], roster: Roster | None, unit: int | None,
              point: tuple[float, float] | None, still: bool = False) -> dict[str, Any]:
     """/api/live/actions' answer for one state of the game and one set of the units' places. still: no frame is
@@ -314,6 +333,7 @@ def _actions(game: Game, state: Any, positions: dict[Any, Any], roster: Roster |
     legal |= {_key(a) for a, ok in standing if ok}
     where_it_stands = {_key(a) for a, _ in standing}
     shown = offered[:MAX_ACTIONS]
+    legal |= _legal_beyond_the_list(game, state, positions, [a for a in shown if _key(a) not in legal])
     groups: dict[str, list[dict[str, Any]]] = {}
     for a in shown:
         owner = roster.units[a.unit].owner if roster is not None and a.unit is not None and a.unit in roster.units \
