@@ -59,6 +59,7 @@ def test_listed_says_a_list_as_a_sentence() -> None:
         ("vigtavl", Action("attack", 10, {"target": 20, "mode": "ranged", "occupy": True}), "Red 1 attacks Blue 1 at range"),
         ("vigtavl", Action("fire_artillery", 10, {"artillery": 12, "target": 20}), "Red 1 fires Red 3 at Blue 1"),
         ("vigtavl", Action("seize", 10, {"hex": [1, 0]}), "Red 1 seizes hex [1, 0]"),
+        ("vigtavl", Action("build", None, {"kind": "archer", "aboard": 31}), "build an archer aboard Blue Cog"),
         ("vigtavl", Action("seize", 10, {"hex": [1, 0], "target": "development"}), "Red 1 seizes the development on hex [1, 0]"),
         ("vigtavl", Action("seize", 10, {"hex": [1, 0], "target": 12}), "Red 1 seizes the artillery on hex [1, 0]"),
         ("vigtavl", Action("seize", 10, {"hex": [0, -1], "target": "artillery", "occupy": True}),

@@ -893,7 +893,7 @@ def _take_development(state: VigtavlState, dev: Development, taker: str) -> tupl
             )
             if not keeps:
                 w = Wall(w.edge, taker)
-                out.append(_fixed(_info("walls.seize", f"The wall on edge {_edge(w.edge)} passes to {taker}.", None),
+                out.append(_fixed(_info("walls.seize", f"The wall {_edge(w.edge)} passes to {taker}.", None),
                                   fix.wall_changes(w.edge, taker)))
         walls.append(w)
     state = replace(state, walls=tuple(walls))
@@ -911,7 +911,9 @@ def _between(v: Any) -> str:
 
 
 def _edge(e: Edge) -> str:
-    return f"[{e.hex.q}, {e.hex.r}, {e.dir}]"
+    """An edge in words, by the two hexes it lies between: "between [2, 0] and [3, 0]"."""
+    a, b = e.hexes
+    return f"between {_name(a)} and {_name(b)}"
 
 
 def _breach(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlState, list[Verdict]]:
@@ -920,7 +922,7 @@ def _breach(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlS
     e = parse_edge(action.params.get("edge"), 'The breach action\'s "edge"')
     wall = state.wall_on(e)
     if wall is None or wall.owner == p.owner:
-        raise Illegal("walls.breach", f"There is no opponent wall on edge {_edge(e)}.")
+        raise Illegal("walls.breach", f"There is no opponent wall {_edge(e)}.")
     ph = state.where(p)
     if p.kind not in COMBAT_UNITS or p.aboard is not None:
         raise Illegal("walls.breach", f"Unit {p.id} ({p.kind}) cannot breach; knights and ships can.")
@@ -959,9 +961,9 @@ def _build(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlSt
         e = parse_edge(action.params.get("edge"), 'The build action\'s "edge"')
         why = may_wall(state, player, e)
         if why:
-            raise Illegal("walls.build", f"No wall on edge {_edge(e)}: {why}.")
+            raise Illegal("walls.build", f"No wall {_edge(e)}: {why}.")
         state = replace(state, walls=state.walls + (Wall(e, player),)).with_purse(player, gold=gold - price)
-        return state, [_fixed(_ok("walls.build", f"{player} builds a wall on edge {_edge(e)} for 1 gold.", None,
+        return state, [_fixed(_ok("walls.build", f"{player} builds a wall {_edge(e)} for 1 gold.", None,
                                   gold_left=gold - price), fix.wall_on(e, player))]
     if kind in DEVELOPMENT_KINDS:
         h = _param_hex(action, "hex", state)
@@ -1054,7 +1056,7 @@ def _build_unit(state: VigtavlState, action: Action, kind: str, player: str, gol
         raise ActionError(f"Tag {unit} is already on a piece; give the new {kind} its own tag.")
     new = Piece(unit, kind, player, h, aboard.id if aboard else None)
     state = state.with_piece(new).with_purse(player, gold=gold - price).with_now(built=built + (kind,))
-    where = f"aboard freighter {aboard.id}" if aboard else _name(h) if h else ""
+    where = f"aboard freighter {aboard.id}" if aboard else f"on {_name(h)}" if h else ""
     return state, [_fixed(_ok("build.unit", f"{player} builds {kind} {unit} {where} for {price} gold.", unit,
                               gold_left=gold - price, built=len(built) + 1), fix.new_unit(new, aboard))]
 
@@ -1068,7 +1070,7 @@ def _move_wall(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[Vigta
     b = parse_edge(action.params.get("to"), 'The move_wall action\'s "to"')
     w = state.wall_on(a)
     if w is None or w.owner != player:
-        raise Illegal("walls.move", f"There is no wall of {player}'s on edge {_edge(a)}.")
+        raise Illegal("walls.move", f"There is no wall of {player}'s {_edge(a)}.")
     without = replace(state, walls=tuple(x for x in state.walls if x.edge != a))
     why = may_wall(without, player, b)
     if why:
@@ -1438,6 +1440,10 @@ class Vigtavl(Game):
                 return f"build a wall {wall}"
             if thing != "wall" and at:
                 return f"build {'an' if thing[:1] in 'aeiou' else 'a'} {thing} on {at}"
+        if kind == "build" and isinstance(p.get("kind"), str) and p["kind"].strip() and keys == {"kind", "aboard"} \
+                and isinstance(p["aboard"], int):
+            thing = str(p["kind"])
+            return f"build {'an' if thing[:1] in 'aeiou' else 'a'} {thing} aboard {name_of(p['aboard'])}"
         if kind == "move_wall" and keys == {"from", "to"} and (old := _between(p["from"])) and (new := _between(p["to"])):
             return f"move the wall {old} to {new}"
         if kind == "discharge" and u is not None and keys == {"to"} and (to := hex_words(p["to"])):
