@@ -362,6 +362,11 @@ class Game(ABC):
         """The rule options the players may set before a game, with their rule-book meaning (none by default)."""
         return ()
 
+    def unit_name(self, state: Any, unit: UnitId) -> str | None:
+        """A unit the game itself brought into play (Vigtavl's units built during the game), by name; None for any
+        other (the roster names its own)."""
+        return None
+
     def unit_fields(self) -> tuple[UnitField, ...]:
         """The values a unit of this game carries in the roster beyond tag, name, profile, side and base (a hero's
         rating and attack values), which the new-game page asks for each unit (none by default)."""

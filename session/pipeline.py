@@ -92,6 +92,10 @@ TableEvent = Move | Placed | UnknownTag | DuplicateTag | CameraMoved | DiceEvent
 """What a frame may report besides rulings (the rolls the rules took are events too: session/pending_roll.py)."""
 
 
+MOVE_KINDS = frozenset({"move", "disengage"})
+"""The camera's kinds of action that move a unit already on the table: declared, they put it where they take it."""
+
+
 @dataclass(frozen=True)
 class FrameResult(ShowsFrame):
     """What one frame gave. Positions and overlays are table inches; `frame` is the frame ruled (its `image`, BGR)."""
@@ -422,7 +426,7 @@ class Pipeline:
                      "message": f"There is no declaration to undo: {why}."}]
         self.state, self._last, self._undoable = last.state_before, None, None
         self.pending = None
-        if self.game is not None and last.action.kind in self.game.camera_kinds:  # a declared move: back it goes
+        if self.game is not None and last.action.kind in self.game.camera_kinds & MOVE_KINDS:  # a declared move: back
             for unit, p in last.before.items():
                 if unit in self.overrules.corrections:
                     self.overrules.corrections[unit] = (float(p.x), float(p.y))
@@ -533,7 +537,10 @@ class Pipeline:
 
     def _name(self, unit: UnitId | None) -> str:
         ru = self.roster.units.get(unit) if self.roster is not None and unit is not None else None
-        return ru.name if ru is not None else f"unit {unit}"
+        if ru is not None:
+            return ru.name
+        made = self.game.unit_name(self.state, unit) if self.game is not None and unit is not None else None
+        return made or f"unit {unit}"
 
     def _overrule(self, action: Action) -> list[dict[str, Any]]:
         """An overrule, decided in session/overrule.py; the game goes on from the state it leaves."""
@@ -550,9 +557,9 @@ class Pipeline:
         return ruled.verdicts
 
     def _put_where_declared(self, before: Mapping[UnitId, Placement], after: Mapping[UnitId, Placement]) -> None:
-        """A camera's kind of action (a move) the players declared, legal: no camera saw it (a still sample, a camera
-        off), so each unit it moved stands where the rules now have it, as a correction puts it, until the camera sees
-        that unit move."""
+        """A move (one of MOVE_KINDS, the camera's to see) the players declared, legal: no camera saw it (a still
+        sample, a camera off), so each unit it moved stands where the rules now have it, as a correction puts it,
+        until the camera sees that unit move. A put-down declared (Valknut's deploy) leaves the camera's place."""
         seen = self._camera_placements()
         for unit, p in after.items():
             b = before.get(unit)
@@ -705,7 +712,7 @@ class Pipeline:
         if result.state is not self.state and result.state != self.state:
             self._undoable = last  # what Undo takes back: the last ruling that changed the game
         self.state = result.state
-        if not camera and self.game is not None and action.kind in self.game.camera_kinds and result.legal:
+        if not camera and self.game is not None and action.kind in self.game.camera_kinds & MOVE_KINDS and result.legal:
             self._put_where_declared(before, result.positions)
         out = [v.to_json() for v in result.verdicts]
         if not result.rolls:

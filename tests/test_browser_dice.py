@@ -551,7 +551,7 @@ def test_vigtavl_close_combat_takes_the_typed_faces_and_a_tie_is_rolled_again(
             return builds.pop(0)
         return listed["groups"][0]["actions"][0]["action"]  # the camera's ships placed, then the turns ended
 
-    label = "Tag 14 attacks tag 24 in close combat"
+    label = "Infantry 14 attacks infantry 24 in close combat"  # units built in the game, named as the rules name them
     play_until(url, lambda a: a["status"]["phase"] == "battle" and label in labels(a), pick=pick)
     dice = STATS["infantry"].cost
     tie, attack, defence = [3] * dice, [5] + [1] * (dice - 1), [2] * dice

@@ -42,7 +42,7 @@ def held(tmp_path: Path) -> Iterator[Any]:
     settings = Settings(source_kind="sample", setup_dir=tmp_path / "setup", sessions_dir=tmp_path / "sessions",
                         sample_idles=False)
     with LocalClient(create_app(settings)) as c:
-        assert c.app.state.runtime.live.wait_for_frame(20)
+        assert c.app.state.runtime.live.wait_for_frame(20)  # type: ignore[attr-defined]
         yield c
 
 

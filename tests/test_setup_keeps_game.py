@@ -258,7 +258,7 @@ def test_another_game_on_the_sample_stops_it_on_its_frame_until_its_own_game_is_
         return shown
 
     with LocalClient(create_app(settings)) as c:
-        loop = c.app.state.runtime.live
+        loop = c.app.state.runtime.live  # type: ignore[attr-defined]
         assert loop.wait_for_frame(20)
         valknut = c.get("/api/roster").json()["roster"]
         r = c.put("/api/roster", json=magni)
@@ -267,8 +267,9 @@ def test_another_game_on_the_sample_stops_it_on_its_frame_until_its_own_game_is_
         assert not [e for e in c.get("/api/live/events").json()["events"] if e.get("type") == "move"]
         assert c.get("/api/live/status").json()["message"] == said
     with LocalClient(create_app(settings)) as c:  # the next evening: the saved game, the sample stopped at once
-        loop = c.app.state.runtime.live
-        assert loop.wait_for_frame(20) and stopped(loop) == WARMUP_FRAMES and c.app.state.runtime.setup.game == "magni"
+        loop = c.app.state.runtime.live  # type: ignore[attr-defined]
+        assert loop.wait_for_frame(20) and stopped(loop) == WARMUP_FRAMES
+        assert c.app.state.runtime.setup.game == "magni"  # type: ignore[attr-defined]
         r = c.put("/api/roster", params={"restart": "true"}, json=valknut)  # the players' Magni game ends
         assert r.status_code == 200, r.text
         deadline = time.monotonic() + 20
@@ -284,7 +285,7 @@ def test_a_game_already_over_is_not_asked_about_before_a_new_setup(tmp_path: Pat
                         sample_idles=False)
     valyr = json.loads((Path(__file__).resolve().parents[1] / "examples" / "rosters" / "valyr.json").read_text())
     with LocalClient(create_app(settings)) as c:
-        loop = c.app.state.runtime.live
+        loop = c.app.state.runtime.live  # type: ignore[attr-defined]
         assert loop.wait_for_frame(20)
         assert c.put("/api/roster", json=valyr).status_code == 200
         deadline = time.monotonic() + 20

@@ -191,6 +191,11 @@ def _hx(h: Hex | None) -> list[int] | None:
     return None if h is None else [h.q, h.r]
 
 
+def _called(p: Piece) -> str:
+    """A piece as a sentence starts with it: "Caravel 102"."""
+    return f"{p.kind[:1].upper()}{p.kind[1:]} {p.id}"
+
+
 def _name(h: Hex) -> str:
     return f"[{h.q}, {h.r}]"
 
@@ -246,9 +251,9 @@ def _actor(state: VigtavlState, action: Action) -> Piece:
     if p is None:
         raise ActionError(f"The {action.kind} action names unit {action.unit}, which is not in this game.")
     if p.owner != state.player:
-        raise Illegal("turn", f"Unit {p.id} belongs to {p.owner}; it is {state.player}'s turn to act.", {})
+        raise Illegal("turn", f"{_called(p)} belongs to {p.owner}; it is {state.player}'s turn to act.", {})
     if not p.in_play:
-        raise Illegal("unit.in_play", f"Unit {p.id} is not on the map (a prisoner, sunk or not yet placed).")
+        raise Illegal("unit.in_play", f"{_called(p)} is not on the map (a prisoner, sunk or not yet placed).")
     return p
 
 
@@ -334,13 +339,13 @@ def _activate(state: VigtavlState, p: Piece, act: str) -> tuple[VigtavlState, li
     if act and act in now.used_by(p.id) and not (act == "move" and now.open_move(p.id) is not None):
         raise Illegal(
             "activation.unique",
-            f"Unit {p.id} has already taken its {act} action; each action must be unique (no two {act}s).",
+            f"{_called(p)} has already taken its {act} action; each action must be unique (no two {act}s).",
             {"actions": list(now.used_by(p.id))},
         )
     if now.active == p.id or (act == "move" and now.open_move(p.id) is not None):
         return state, []
     if p.id in now.spent:
-        raise Illegal("activation.spent", f"Unit {p.id} has completed its actions this turn (laid on its side).")
+        raise Illegal("activation.spent", f"{_called(p)} has completed its actions this turn (laid on its side).")
     if now.retaliating is not None and now.retaliation_unit is not None and now.retaliation_unit != p.id:
         raise Illegal("retaliation.one_unit", f"{now.retaliating} may activate only 1 unit in retaliation.")
     if now.active is not None and now.losers and now.retaliating is None:
@@ -349,7 +354,7 @@ def _activate(state: VigtavlState, p: Piece, act: str) -> tuple[VigtavlState, li
             f"Unit {now.active} has left {', '.join(now.losers)} owed a retaliation; declare finish before activating unit {p.id}.",
         )
     if p.kind not in COMBAT_UNITS:
-        raise Illegal("activation.kind", f"Unit {p.id} is {p.kind}; only knights and ships are activated.")
+        raise Illegal("activation.kind", f"{_called(p)} is {p.kind}; only knights and ships are activated.")
     price = STATS[p.kind].cost
     silver = state.silver[state.seat(p.owner)]
     if silver < price:
@@ -423,14 +428,14 @@ def _pick_defender(state: VigtavlState, attacker: Piece, at: Hex, target: Piece,
     dh = state.where(d)
     th = state.where(target)
     if d.owner != target.owner or not d.in_play or d.kind not in COMBAT_UNITS or d.aboard is not None:
-        raise Illegal("defend", f"Unit {d.id} cannot defend unit {target.id}: it must be a free unit of {target.owner}.")
+        raise Illegal("defend", f"{_called(d)} cannot defend {target.kind} {target.id}: it must be a free unit of {target.owner}.")
     if d.kind == "freighter":
         raise Illegal("defend.freighter", "Freighters can not defend other ships or coastal buildings.")
     if STATS[d.kind].cost >= STATS[target.kind].cost:
         raise Illegal("defend", f"Only weaker units defend: {d.kind} costs {STATS[d.kind].cost}, "
                       f"{target.kind} {STATS[target.kind].cost}.")
     if dh is None or th is None or distance(dh, at) != 1 or distance(dh, th) != 1:
-        raise Illegal("defend", f"Unit {d.id} must stand on a hex adjacent to both the attacker and unit {target.id}.")
+        raise Illegal("defend", f"{_called(d)} must stand on a hex adjacent to both the attacker and {target.kind} {target.id}.")
     return d
 
 
@@ -500,9 +505,9 @@ def _place(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlSt
     if p is None:
         raise ActionError(f"The place action names unit {action.unit}, which is not in this game.")
     if p.owner != state.player:
-        raise Illegal("turn", f"Unit {p.id} belongs to {p.owner}; it is {state.player}'s turn to place.")
+        raise Illegal("turn", f"{_called(p)} belongs to {p.owner}; it is {state.player}'s turn to place.")
     if not is_ship(p.kind) or p.hex is not None or p.sunk_by is not None:
-        raise Illegal("placement", f"Unit {p.id} is not an unplaced ship; only ships are placed (land units stay aboard).")
+        raise Illegal("placement", f"{_called(p)} is not an unplaced ship; only ships are placed (land units stay aboard).")
     h = _param_hex(action, "hex", state)
     why = may_end(state, p.owner, h, OCCUPANCY_WEIGHT[p.kind], "sea")
     if why:
@@ -515,7 +520,7 @@ def _activate_action(state: VigtavlState, action: Action, cup: DiceCup) -> tuple
     _need_phase(state, ("build", "battle"), "Activating units")
     p = _actor(state, action)
     if state.now.active == p.id:
-        raise Illegal("activation", f"Unit {p.id} is already active.")
+        raise Illegal("activation", f"{_called(p)} is already active.")
     return _activate(state, p, "")
 
 
@@ -535,9 +540,9 @@ def _move(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlSta
     if "tow" in action.params:
         tow = _param_unit(action, "tow", state)
         if tow.kind != "artillery" or tow.owner != p.owner or state.where(tow) != start or not is_knight(p.kind) or p.aboard:
-            raise Illegal("artillery.move", f"Unit {p.id} can tow only its owner's artillery on its own hex.")
+            raise Illegal("artillery.move", f"{_called(p)} can tow only its owner's artillery on its own hex.")
     if p.aboard is not None and not is_knight(p.kind):
-        raise Illegal("move", f"Unit {p.id} is aboard; only knights disembark.")
+        raise Illegal("move", f"{_called(p)} is aboard; only knights disembark.")
     if action.kind == "unload" and p.aboard is None:
         raise Illegal("freighter.unload", f"{p.kind} {p.id} is not aboard a freighter; only a knight aboard one is "
                       "unloaded (move it instead).")
@@ -660,7 +665,7 @@ def _battle_by_move(
     if "target" in action.params:
         target = _param_unit(action, "target", state)
         if target not in enemies:
-            raise Illegal("combat.close", f"Unit {target.id} is not an enemy unit on {_name(to)}.")
+            raise Illegal("combat.close", f"{_called(target)} is not an enemy unit on {_name(to)}.")
     else:
         target = sorted(enemies, key=lambda e: (-STATS[e.kind].cost, e.id))[0]
     came_from = path[-2] if len(path) >= 2 else start
@@ -695,7 +700,7 @@ def _load(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlSta
     if not is_knight(k.kind) or k.aboard is not None:
         raise Illegal("freighter.load", f"Only a knight on land boards a freighter; unit {k.id} is {k.kind}.")
     if f.owner != k.owner or f.kind != "freighter" or not f.in_play:
-        raise Illegal("freighter.load", f"Unit {f.id} is not a freighter of {k.owner} on the map.")
+        raise Illegal("freighter.load", f"{_called(f)} is not a freighter of {k.owner} on the map.")
     if len(state.passengers(f.id)) >= FREIGHTER_CAPACITY:
         raise Illegal("freighter.capacity", f"Freighter {f.id} already carries {FREIGHTER_CAPACITY} land units.",
                       {"aboard": FREIGHTER_CAPACITY})
@@ -728,7 +733,7 @@ def _attack(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlS
     if a.kind in ("freighter", "artillery"):
         raise Illegal("combat.attacker", f"A {a.kind} can not attack" + (" (fire it with a knight)." if a.kind == "artillery" else "."))
     if target.owner == a.owner or not target.in_play or target.kind not in COMBAT_UNITS or target.aboard is not None:
-        raise Illegal("combat.target", f"Unit {target.id} is not an opponent's combat unit on the map.")
+        raise Illegal("combat.target", f"{_called(target)} is not an opponent's combat unit on the map.")
     ah, th = state.where(a), state.where(target)
     assert ah is not None and th is not None
     mode = action.params.get("mode")
@@ -796,9 +801,9 @@ def _fire_artillery(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[
     if not is_knight(k.kind) or k.aboard is not None:
         raise Illegal("artillery.fire", f"Artillery must be fired by a knight on its hex; unit {k.id} is {k.kind}.")
     if gun.kind != "artillery" or gun.owner != k.owner or state.where(gun) != kh:
-        raise Illegal("artillery.fire", f"Unit {gun.id} is not {k.owner}'s artillery on the knight's hex {_name(kh) if kh else ''}.")
+        raise Illegal("artillery.fire", f"{_called(gun)} is not {k.owner}'s artillery on the knight's hex {_name(kh) if kh else ''}.")
     if target.owner == k.owner or not target.in_play or target.kind not in COMBAT_UNITS or target.aboard is not None:
-        raise Illegal("combat.target", f"Unit {target.id} is not an opponent's combat unit on the map.")
+        raise Illegal("combat.target", f"{_called(target)} is not an opponent's combat unit on the map.")
     assert kh is not None
     state, out = _activate(state, k, "attack")
     return _ranged(state, k, gun, kh, target, action, cup, "artillery", out)
@@ -925,12 +930,12 @@ def _breach(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[VigtavlS
         raise Illegal("walls.breach", f"There is no opponent wall {_edge(e)}.")
     ph = state.where(p)
     if p.kind not in COMBAT_UNITS or p.aboard is not None:
-        raise Illegal("walls.breach", f"Unit {p.id} ({p.kind}) cannot breach; knights and ships can.")
+        raise Illegal("walls.breach", f"{_called(p)} cannot breach; knights and ships can.")
     if ph not in e.hexes:
-        raise Illegal("walls.breach", f"Unit {p.id} must occupy a hex adjacent to the wall (one of {_name(e.hexes[0])}, "
+        raise Illegal("walls.breach", f"{_called(p)} must occupy a hex adjacent to the wall (one of {_name(e.hexes[0])}, "
                       f"{_name(e.hexes[1])}).")
     if p.id in state.now.spent or p.id in state.now.breached:
-        raise Illegal("walls.breach", f"Unit {p.id} has exhausted its actions (or breached) this turn.")
+        raise Illegal("walls.breach", f"{_called(p)} has exhausted its actions (or breached) this turn.")
     if (now_r := state.now.retaliating) and state.now.retaliation_unit not in (None, p.id):
         raise Illegal("retaliation.one_unit", f"{now_r} acts with unit {state.now.retaliation_unit} only.")
     attempt = state.now.breach_count(p.owner, e) + 1
@@ -1088,7 +1093,7 @@ def _discharge(state: VigtavlState, action: Action, cup: DiceCup) -> tuple[Vigta
     if not is_knight(p.kind):
         raise Illegal("discharge", f"Only land units are discharged; unit {p.id} is a {p.kind}.")
     if p.id == state.now.active:
-        raise Illegal("discharge", f"Unit {p.id} is active; finish it first.")
+        raise Illegal("discharge", f"{_called(p)} is active; finish it first.")
     aboard = _param_unit(action, "aboard", state) if "aboard" in action.params else None
     h = None if aboard is not None else _param_hex(action, "to", state)
     was = fix.standing(state, p)
@@ -1512,6 +1517,11 @@ class Vigtavl(Game):
     def panel(self, state: VigtavlState, positions: Positions) -> Panel:
         """Phase, round of 6 and whose turn; what is left to do; every piece; the victory tokens (rules/vigtavl/panel.py)."""
         return vigtavl_panel(state)
+
+    def unit_name(self, state: VigtavlState, unit: UnitId) -> str | None:
+        """A unit built during the game by its kind and tag ("caravel 102"), as the rulings name it."""
+        piece = state.piece(unit) if state is not None else None
+        return f"{piece.kind} {piece.id}" if piece is not None else None
 
     def off_table(self, state: VigtavlState) -> frozenset[UnitId]:
         """A sunk ship (and what it carried) is off the map; a land unit aboard a freighter rides on it, unseen."""

@@ -174,16 +174,21 @@ def _words(kind: str) -> str:
     return kind.replace("_", " ")
 
 
-def names_of(roster: Roster | None) -> Callable[[int], str]:
-    """unit id -> the roster's name for it ("tag 17" for a unit the roster does not name)."""
+def names_of(roster: Roster | None, game: Game | None = None, state: Any = None) -> Callable[[int], str]:
+    """unit id -> the roster's name for it, else the game's for a unit it brought into play ("caravel 102", built
+    during the game), else "tag 17"."""
     names = {t: u.name for t, u in roster.units.items()} if roster is not None else {}
-    return lambda unit: names.get(unit, f"tag {unit}")
+
+    def name(unit: int) -> str:
+        said = names.get(unit) or (game.unit_name(state, unit) if game is not None and state is not None else None)
+        return said or f"tag {unit}"
+    return name
 
 
 def action_label(game: Game, action: Action, owner: str | None, roster: Roster | None, state: Any = None) -> str:
     """A short sentence for a button, in the game's words: "Red: Red 5 attacks Blue 1" (with `state`, the game as
     it stands, said as the rules would take it there: `Game.as_ruled`)."""
-    text = game.describe(game.as_ruled(state, action) if state is not None else action, names_of(roster))
+    text = game.describe(game.as_ruled(state, action) if state is not None else action, names_of(roster, game, state))
     who = owner or (action.params.get("player") if isinstance(action.params.get("player"), str) else None)
     if not who:
         return text[:1].upper() + text[1:]
@@ -295,15 +300,16 @@ def standing_put_downs(game: Game, state: Any, positions: dict[Any, Any], unit: 
 
 def _legal_beyond_the_list(game: Game, state: Any, positions: dict[Any, Any], actions: list[Action]) -> set[str]:
     """Which of `actions` (offered, not among `Game.legal_actions`, which may list only a few of each kind: Vigtavl's
-    build sites) the rules take now: each ruled dry on the state (immutable), no dice rolled (one waiting for its
-    roll is legal so far). At most LEGAL_CHECKS are ruled; the rest stay marked as refused."""
+    build sites) the rules take now: each ruled dry on the state (immutable), no dice rolled. One that waits for its
+    roll stays as `legal_actions` says (a game may ask for the dice before it checks all else: Valknut's attack
+    through a wall). At most LEGAL_CHECKS are ruled; the rest stay marked as refused."""
     out: set[str] = set()
     for a in actions[:LEGAL_CHECKS]:
         try:
             ruled = game.apply(state, positions, a, None)
         except RulesInputError:
             continue
-        if ruled.pending is not None or ruled.legal:
+        if ruled.pending is None and ruled.legal:
             out.add(_key(a))
     return out
 
