@@ -74,7 +74,8 @@ def test_initiative_tied_players_reroll_among_themselves_asked_for_again() -> No
     done = judge(three, {"kind": "initiative"}, [12, 5, 12, 3, 18])
     assert done["state"]["order"] == ["green", "red", "blue"]
     assert done["numbers"]["rolls"] == [{"red": 12, "blue": 5, "green": 12}, {"red": 3, "green": 18}]
-    assert "ties re-rolled" in done["verdicts"][0]["message"]
+    assert done["verdicts"][0]["message"] == ("Round 1 initiative: red 12, blue 5, green 12; re-rolled red 3, green 18; "
+                                              "green goes first, then red and blue.")
 
 
 # ------------------------------------------------------------------------------ attack and defense
