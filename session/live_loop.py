@@ -291,14 +291,23 @@ class LiveLoop:
     def selected(self, page: str = "") -> int | None:
         return self.focus.of(page)
 
-    def rebuild(self, afresh: bool = False, players_game: bool = False) -> None:
+    def rebuild(self, afresh: bool = False, players_game: bool = False, hold: str | None = None) -> None:
         """Make a fresh pipeline before the next frame (game, roster, terrain or calibration changed); `afresh`: the
         players started a new game, so the running one is not carried over even when nothing it rules changed;
-        `players_game`: the game is the players' own from now on, not a looping sample's (kept at its end)."""
+        `players_game`: the game is the players' own from now on, not a looping sample's (kept at its end).
+        hold: a sentence: stop on the frame shown (at WARMUP_FRAMES at the earliest, `show_settled`), saying it;
+        "": play again; None: as it is. Set with the rebuild, so that the loop makes the new game's pipeline and
+        seeks the frame it stops at in one turn (a declaration on a pipeline replaced a moment later is lost)."""
         with self._cond:
             self._rebuild = True
             self._afresh = self._afresh or afresh
             self._players_game = self._players_game or players_game
+            if hold:
+                self._playing, self._paused_why = False, hold
+                if self._frame_index < WARMUP_FRAMES:
+                    self._seek_to = WARMUP_FRAMES
+            elif hold == "":
+                self._playing, self._paused_why = True, ""
             if not self._playing:
                 self._step += 1
             self._cond.notify_all()
@@ -597,14 +606,14 @@ class LiveLoop:
                     rebuild, self._rebuild = self._rebuild, False
                     afresh, self._afresh = self._afresh, False
                     proceed = self._playing or self._step > 0 or seek is not None
-                    if self._step > 0 and not self._playing and seek is None:
-                        self._step -= 1
+                    if self._step > 0 and not self._playing and (seek is None or rebuild):
+                        self._step -= 1  # a rebuild's step is taken by its seek: no frame after it is read
                     if not proceed:
                         if self._status == "ok" or (self._status == "paused" and self._message != self._paused()):
                             self._set_status("paused", self._paused())
                         self._cond.wait(0.5)
                         continue
-                if rebuild:
+                if rebuild:  # then, in this same turn, the seek a hold asked for (no declaration lands in between)
                     if self.recorder is not None and self._playing and feed.pending:
                         self._rule_taken(feed)  # the frame read ahead went into the recording the old setup closes
                     carried = self._rebuild_pipeline(afresh)

@@ -154,8 +154,10 @@ class Runtime:
         self.live.recorder = self.recording
         self._held = False
         """The recording played as the live table is stopped because another game than its own is ruled."""
-        if self.setup.game is not None:
-            self._hold_for(self.setup.game)
+        held = self._hold_for(self.setup.game) if self.setup.game is not None else None
+        if held:  # a game other than the recording's, saved: stopped from the first, its figures settled
+            self.live.pause(held)
+            self.live.show_settled()
         self.live.dice.tray_file = self.setup_dir / TRAY_FILE  # the dice tray, marked once, kept beside the calibration
         self._replays: OrderedDict[str, tuple[LiveLoop, TableSetup]] = OrderedDict()
         self._timelines: dict[str, Timeline] = {}
@@ -413,8 +415,7 @@ class Runtime:
         self.save_setup_file("roster.json", obj)  # as written: a game's extra keys (cards, limits) are kept
         # "start a new game" starts one, even with the same units; a looping sample then keeps it at its end
         running = self.game_running() and not recorded
-        self._hold_for(game.name)
-        self.live.rebuild(afresh=restart, players_game=bool(why or restart))
+        self.live.rebuild(afresh=restart, players_game=bool(why or restart), hold=self._hold_for(game.name))
         return running and not (why or restart)
 
     def set_game(self, name: str) -> str:
@@ -429,31 +430,30 @@ class Runtime:
             self._switch_terrain(self.setup.game, game.name, terrain)
             self.setup.game_setup, self.setup.declarations, self.setup.roll_for_us = None, {}, None  # the recording's plan was for its game
             self.setup.game = game.name
-        self._hold_for(game.name)
-        self.live.rebuild(players_game=True)
+        self.live.rebuild(players_game=True, hold=self._hold_for(game.name))
         return game.name
 
-    def _hold_for(self, game: str | None) -> None:
+    def _hold_for(self, game: str | None) -> str | None:
         """A recording played as the live table (the sample, --replay) shows the game it was recorded as: under
-        another game its figures would be taken for moves nobody made, so it stops on the frame shown, saying why;
-        it plays again when its own game is chosen again."""
+        another game its figures would be taken for moves nobody made, so it stops on the frame shown (LiveLoop.
+        rebuild's `hold`: the sentence saying why), and plays again ("") when its own game is chosen again; None:
+        nothing changes."""
         recorded = self._session_terrain_game
         if self.settings.source_kind not in ("sample", "replay") or recorded is None:
-            return
+            return None
         if game is not None and game != recorded:
             status = self.live.status()
             if status.status == "ended" or (not status.playing and not self._held):
-                return  # it shows its last frame for good already, or the players paused it themselves
+                return None  # it shows its last frame for good already, or the players paused it themselves
             what = "The sample" if self.settings.source_kind == "sample" else "The recording"
-            self.live.pause(f"{what} stopped on this frame: it shows a game of {game_title(recorded)}, whose "
-                            f"figures would be taken for moves nobody made in {game_title(game)}. Declare your "
-                            "game's actions here, or play on your own table with a camera (tablesight serve "
-                            "--camera 0).")
             self._held = True
-            self.live.show_settled()  # its figures stand settled for the new game's camera, not only just seen
-        elif self._held:
+            return (f"{what} stopped on this frame: it shows a game of {game_title(recorded)}, whose figures would be "
+                    f"taken for moves nobody made in {game_title(game)}. Declare your game's actions here, or play on "
+                    "your own table with a camera (tablesight serve --camera 0).")
+        if self._held:
             self._held = False
-            self.live.play()
+            return ""
+        return None
 
     # ---- the lens ----
 

@@ -289,8 +289,10 @@ def test_a_game_already_over_is_not_asked_about_before_a_new_setup(tmp_path: Pat
         loop = c.app.state.runtime.live  # type: ignore[attr-defined]
         assert loop.wait_for_frame(20)
         assert c.put("/api/roster", json=valyr).status_code == 200
-        deadline = time.monotonic() + 20
-        while getattr(loop.pipeline.game, "name", None) != "valyr" or loop.pipeline.state is None:
+        deadline = time.monotonic() + 20  # the sample stops (another game than its own) on its settled frame
+        while not (getattr(loop.pipeline.game, "name", None) == "valyr" and loop.pipeline.state is not None
+                   and loop.status().status == "paused" and loop.status().frame_index >= WARMUP_FRAMES
+                   and loop.pipeline.frame == loop.status().frame_index):
             assert time.monotonic() < deadline, "the Valyr game did not start"
             time.sleep(0.05)
         old = loop.pipeline
