@@ -253,9 +253,13 @@ class LiveLoop:
         instead, its earlier frames ruled silently: a new game's pipeline then has its units settled where they
         stand (a tracker settles a base over several frames). Later frames are shown as they are."""
         with self._cond:
-            if self._frame_index < WARMUP_FRAMES:
-                self._seek_to = WARMUP_FRAMES
-                self._cond.notify_all()
+            self._settle()
+            self._cond.notify_all()
+
+    def _settle(self) -> None:
+        """Under the condition: `show_settled`'s seek, if the frame shown is before WARMUP_FRAMES."""
+        if self._frame_index < WARMUP_FRAMES:
+            self._seek_to = WARMUP_FRAMES
 
     def step(self) -> None:
         """Show the next frame while paused."""
@@ -304,8 +308,7 @@ class LiveLoop:
             self._players_game = self._players_game or players_game
             if hold:
                 self._playing, self._paused_why = False, hold
-                if self._frame_index < WARMUP_FRAMES:
-                    self._seek_to = WARMUP_FRAMES
+                self._settle()
             elif hold == "":
                 self._playing, self._paused_why = True, ""
             if not self._playing:

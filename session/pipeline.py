@@ -584,6 +584,8 @@ class Pipeline:
 
     def corrected(self) -> dict[UnitId, tuple[float, float]]:
         """Where the players put units the camera measured elsewhere (inches), for the page to draw them there."""
+        if not self.overrules.corrections:  # each frame asks: nothing corrected is the usual answer, at no cost
+            return {}
         seen = self._camera_placements()
         return {u: xy for u, xy in self.overrules.corrections.items() if u in seen}
 

@@ -378,12 +378,7 @@ class Runtime:
         it afresh; a game already won has nothing left to lose)."""
         pipe = self.live.pipeline
         state, game = getattr(pipe, "state", None), getattr(pipe, "game", None)
-        if state is None:
-            return False
-        try:
-            return not (game is not None and game.is_over(state))
-        except RulesInputError:
-            return True
+        return state is not None and not (game is not None and game.is_over(state))
 
     def set_roster(self, obj: Any, restart: bool = False) -> bool:
         """Save and use a roster. A rename (or any change the game does not rule on) keeps the running game; one

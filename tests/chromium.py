@@ -35,3 +35,14 @@ def checked_page(browser: Any, **context: Any) -> Iterator[Any]:
     finally:
         ctx.close()
     assert not errors, errors
+
+
+CLIENT_AT_INCHES = """async ([x, y]) => {
+  const m = await import('/static/overlay.js');
+  const c = document.getElementById('board'), r = c.getBoundingClientRect();
+  const view = m.boardView(c, window.tablesight.msg.board);
+  const [lw, lh] = m.layoutSize(c);
+  const [px, py] = view.toPx(x, y);
+  return [r.left + px * r.width / lw, r.top + py * r.height / lh];
+}"""
+"""A table point (inches) as the page's coordinates on the live page's top-down board (for `page.evaluate`)."""

@@ -15,7 +15,7 @@ import pytest
 
 from bench.web import CHROMIUM
 from session.settings import Settings
-from tests.chromium import checked_page, chromium
+from tests.chromium import CLIENT_AT_INCHES, checked_page, chromium
 from tests.webui_server import SAME_ORIGIN, running_server
 
 pytestmark = [
@@ -81,14 +81,6 @@ PIXEL_AT_INCHES = """async ([x, y]) => {
   return Array.from(c.getContext('2d').getImageData(Math.round(px * c.width / lw), Math.round(py * c.height / lh), 1, 1).data);
 }"""
 
-CLIENT_AT_INCHES = """async ([x, y]) => {
-  const m = await import('/static/overlay.js');
-  const c = document.getElementById('board'), r = c.getBoundingClientRect();
-  const view = m.boardView(c, window.tablesight.msg.board);
-  const [lw, lh] = m.layoutSize(c);
-  const [px, py] = view.toPx(x, y);
-  return [r.left + px * r.width / lw, r.top + py * r.height / lh];
-}"""
 
 CAMERA_PIXEL = """([u, v]) => {
   const c = document.getElementById('camera');

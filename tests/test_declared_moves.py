@@ -18,7 +18,7 @@ import pytest
 
 from bench.web import CHROMIUM
 from session.settings import Settings
-from tests.chromium import checked_page, chromium
+from tests.chromium import CLIENT_AT_INCHES, checked_page, chromium
 from tests.webui_server import SAME_ORIGIN, LocalClient, running_server
 from webui.server import create_app
 
@@ -145,17 +145,6 @@ def _centre(cell: dict[str, Any]) -> tuple[float, float]:
     """A grid cell's centre, inches: the mean of its six corners."""
     corners = cell["in"]
     return sum(p[0] for p in corners) / len(corners), sum(p[1] for p in corners) / len(corners)
-
-
-CLIENT_AT_INCHES = """async ([x, y]) => {
-  const m = await import('/static/overlay.js');
-  const c = document.getElementById('board'), r = c.getBoundingClientRect();
-  const view = m.boardView(c, window.tablesight.msg.board);
-  const [lw, lh] = m.layoutSize(c);
-  const [px, py] = view.toPx(x, y);
-  return [r.left + px * r.width / lw, r.top + py * r.height / lh];
-}"""
-"""A table point (inches) as the page's coordinates on the top-down board."""
 
 
 @pytest.mark.browser
